@@ -1,0 +1,164 @@
+"""The game interface: the only thing the referee knows of a game.
+
+Modelled on OpenSpiel: a game is a sequence of atomic decisions. At every point a
+state says who decides (a seat, chance, or nobody once the game is over), lists the
+legal actions as canonical strings in plain ASCII order, and applies one. Multi-action
+turns, extra turns and forced draws are simply consecutive decisions. Games are pure
+rules: no I/O, no clocks, no randomness of their own (chance outcomes are drawn by the
+caller from a seeded generator through `sample_chance` and applied like actions, so a
+record replays without a random generator).
+"""
+
+from __future__ import annotations
+
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+CHANCE = -1
+"""`State.current()` when the next decision is a chance outcome."""
+
+TERMINAL = -2
+"""`State.current()` once the game is over."""
+
+
+class GameError(ValueError):
+    """Bad input to a game: unknown option, bad seat count, illegal action."""
+
+
+class IllegalAction(GameError):
+    """`State.apply` got an action that is not legal at this point."""
+
+    def __init__(self, action: str, reason: str = "not a legal action here") -> None:
+        super().__init__(f"illegal action {action!r}: {reason}")
+        self.action = action
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Option:
+    """A variant option: its name, default (as text) and the values it accepts."""
+
+    name: str
+    default: str
+    help: str
+    choices: tuple[str, ...] = ()
+    """Accepted values; empty means any value `parse` accepts."""
+
+    def parse(self, text: str) -> str:
+        if self.choices and text not in self.choices:
+            raise GameError(
+                f"option {self.name}={text!r} is not one of {', '.join(self.choices)}"
+            )
+        return text
+
+
+@dataclass(frozen=True)
+class Result:
+    """Rank per seat (1 = best, ties share a rank, competition style) and score per seat."""
+
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...]
+
+
+def competition_ranks(scores: list[float] | tuple[float, ...], higher_is_better: bool = True) -> tuple[int, ...]:
+    """Ranks from scores, ties sharing the best rank: scores 4, 4, 2 rank 1, 1, 3."""
+    sign = 1 if higher_is_better else -1
+    return tuple(1 + sum(1 for o in scores if sign * o > sign * s) for s in scores)
+
+
+@dataclass
+class State(ABC):
+    """One position of a game. Mutable: `apply` changes it; `clone` copies it cheaply."""
+
+    num_seats: int
+    options: Mapping[str, str] = field(default_factory=dict)
+
+    @abstractmethod
+    def current(self) -> int:
+        """The seat to decide (0-based), or CHANCE, or TERMINAL."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[str]:
+        """Legal actions of the deciding seat in plain ASCII order (empty at chance/terminal)."""
+
+    @abstractmethod
+    def apply(self, action: str) -> None:
+        """Play one action (a seat's or a chance outcome); raise IllegalAction if not legal."""
+
+    @abstractmethod
+    def clone(self) -> State:
+        """An independent copy, cheap enough for search bots."""
+
+    @abstractmethod
+    def result(self) -> Result:
+        """Ranks and scores; only valid once `current()` is TERMINAL."""
+
+    @abstractmethod
+    def observation(self, seat: int) -> dict[str, Any]:
+        """A JSON-able view holding exactly what `seat` may know right now."""
+
+    def is_legal(self, action: str) -> bool:
+        """Whether `action` is legal now; games may override with something faster."""
+        return action in self.legal_actions()
+
+    def is_terminal(self) -> bool:
+        return self.current() == TERMINAL
+
+    def sample_chance(self, rng: random.Random) -> str:
+        """Draw a chance outcome (only called when `current()` is CHANCE)."""
+        raise GameError(f"{type(self).__name__} has no chance decisions")
+
+    def forced_action(self) -> str:
+        """What the referee plays for a seat removed after a fault: by default the first
+        legal action (games whose rules name a forced move override this)."""
+        legal = self.legal_actions()
+        if not legal:
+            raise GameError("no legal action to force")
+        return legal[0]
+
+    def visible_action(self, action: str, actor: int, seat: int) -> str | None:
+        """What `seat` sees of `action` played by `actor` (CHANCE for chance): the action
+        itself, a redacted form, or None when the seat learns nothing of it. Called
+        before the action is applied. Perfect-information games keep the default."""
+        return action
+
+
+class Game(ABC):
+    """A game definition: identity, seat counts, variant options, and a state factory."""
+
+    id: ClassVar[str]
+    name: ClassVar[str]
+    min_seats: ClassVar[int]
+    max_seats: ClassVar[int]
+    options: ClassVar[tuple[Option, ...]] = ()
+    has_chance: ClassVar[bool] = False
+    has_hidden_information: ClassVar[bool] = False
+
+    def resolve_options(self, given: Mapping[str, str]) -> dict[str, str]:
+        """All options with defaults filled in; unknown names or bad values raise GameError."""
+        known = {o.name: o for o in self.options}
+        for name in given:
+            if name not in known:
+                choices = ", ".join(known) or "none"
+                raise GameError(f"{self.id} has no option {name!r} (options: {choices})")
+        return {o.name: o.parse(given.get(o.name, o.default)) for o in self.options}
+
+    def check_seats(self, seats: int) -> None:
+        if not self.min_seats <= seats <= self.max_seats:
+            if self.min_seats == self.max_seats:
+                allowed = str(self.min_seats)
+            else:
+                allowed = f"{self.min_seats} to {self.max_seats}"
+            raise GameError(f"{self.id} is played by {allowed} seats, not {seats}")
+
+    def new_state(self, seats: int, options: Mapping[str, str] | None = None) -> State:
+        """The initial state for `seats` players with the given variant options."""
+        self.check_seats(seats)
+        return self._initial_state(seats, self.resolve_options(options or {}))
+
+    @abstractmethod
+    def _initial_state(self, seats: int, options: dict[str, str]) -> State:
+        """Build the initial state; seats and options are already checked."""
