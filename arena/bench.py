@@ -1,0 +1,173 @@
+"""`arena bench`: what the referee costs per decision, beside what the pipe costs.
+
+Every referee figure is printed next to a bare Trio loop that writes a typical request
+to the same bot and reads its answer (raw non-blocking fds, wait_readable), measured in
+the same run, so the ratio says how much the referee adds on top of the pipe itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+from rich.console import Console
+from rich.table import Table
+
+from arena.botnames import BOTS_DIR, resolve_bot
+from arena.games import get_game
+from arena.match import MatchConfig, MatchResult, play_match
+from arena.player import BotPlayer, Timing
+from arena.process import BotSpec, Limits
+from arena.record import GameRecord
+from arena.timecontrol import TimeControl
+from protocol.codec import encode
+from protocol.messages import Clock, Event, Request
+
+
+def compile_echo_bot(folder: Path) -> BotSpec | None:
+    """The minimal C bot, compiled on the fly; None without a C compiler."""
+    cc = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
+    source = BOTS_DIR / "echo_bot.c"
+    if cc is None or not source.exists():
+        return None
+    binary = folder / "echo_bot"
+    done = subprocess.run([cc, "-O2", "-o", str(binary), str(source)], capture_output=True)
+    return BotSpec("echo-c", [str(binary)]) if done.returncode == 0 else None
+
+
+def typical_request() -> bytes:
+    """A mid-game two-seat BTT request as the referee would send it."""
+    game = get_game("btt")
+    state = game.new_state(2, {})
+    actions = []
+    for _ in range(12):
+        action = state.legal_actions()[len(actions) % 3]
+        actions.append(action)
+        state.apply(action)
+    request = Request(
+        ply=13, clock=Clock(move_ms=5000), events=[Event(11, 0, actions[-2]), Event(12, 1, actions[-1])],
+        legal=state.legal_actions(), observation=state.observation(0),
+    )
+    return encode(request)
+
+
+async def bare_round_trip(spec: BotSpec, count: int) -> float:
+    """Seconds per round trip of a bare loop: write the request, wait, read the line."""
+    async with trio.open_nursery() as nursery:
+        player = BotPlayer(spec, None, Limits(), Timing())
+        try:
+            await player.start(nursery)
+            process = player.process
+            assert process is not None
+            data = typical_request()
+            fd_in, fd_out = process._stdin, process._stdout  # noqa: SLF001 - the bare loop is the point
+            begin = time.perf_counter()
+            for _ in range(count):
+                os.write(fd_in, data)
+                received = b""
+                while not received.endswith(b"\n"):
+                    await trio.lowlevel.wait_readable(fd_out)
+                    received += os.read(fd_out, 1 << 16)
+            elapsed = time.perf_counter() - begin
+        finally:
+            player.kill()
+            nursery.cancel_scope.cancel()
+    return elapsed / count
+
+
+@dataclass
+class RefereeRun:
+    decisions: int
+    wall_s: float
+    cpu_s: float
+    records: list[GameRecord]
+
+
+async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> list[MatchResult]:
+    game = get_game("btt")
+    results: list[MatchResult] = []
+
+    async def one(index: int) -> None:
+        config = MatchConfig(game, {}, TimeControl(per_move_s=5.0), seed=index, games=games_each, event="bench")
+        results.append(await play_match(config, specs))
+
+    async with trio.open_nursery() as nursery:
+        for index in range(concurrent):
+            nursery.start_soon(one, index)
+    return results
+
+
+def referee_run(specs: list[BotSpec], concurrent: int, games_each: int) -> RefereeRun:
+    """Play BTT matches concurrently; decisions, wall time and the referee's own CPU."""
+    cpu = time.process_time()
+    wall = time.perf_counter()
+    results = trio.run(_matches, specs, concurrent, games_each)
+    wall = time.perf_counter() - wall
+    cpu = time.process_time() - cpu
+    decisions = sum(o.decisions for r in results for o in r.outcomes)
+    return RefereeRun(decisions, wall, cpu, [o.record for r in results for o in r.outcomes])
+
+
+def rules_cpu_per_decision(records: list[GameRecord]) -> float:
+    """CPU the rules alone take per decision (list legal, check, observe, apply), by
+    replaying the recorded games: subtracted to give the referee's own share."""
+    game = get_game("btt")
+    decisions = 0
+    begin = time.process_time()
+    for record in records:
+        state = game.new_state(int(record.tags["Seats"]), {})
+        for ply in record.plies:
+            state.legal_actions()
+            state.is_legal(ply.action)
+            state.apply(ply.action)
+            decisions += 1
+    return (time.process_time() - begin) / max(decisions, 1)
+
+
+def run_bench(console: Console, decisions: int) -> None:
+    """Measure and print every figure of the benchmark."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
+    try:
+        echo = compile_echo_bot(folder)
+        random_bot = resolve_bot("random", "btt")
+        bots: list[tuple[str, BotSpec]] = [("random (python)", random_bot)]
+        if echo is not None:
+            bots.insert(0, ("echo (C)", echo))
+        else:
+            console.print("[yellow]no C compiler: the C echo bot is skipped[/]")
+        games_for = max(1, decisions // 32)
+        table = Table(title="Referee per decision (BTT, 2 seats)")
+        for column in ("bot", "bare loop RTT", "referee RTT", "ratio", "referee CPU", "rules CPU",
+                       "referee CPU excl. rules"):
+            table.add_column(column, justify="right")
+        for label, spec in bots:
+            bare = trio.run(bare_round_trip, spec, decisions)
+            run = referee_run([spec, spec], 1, games_for)
+            rtt = run.wall_s / run.decisions
+            cpu = run.cpu_s / run.decisions
+            rules = rules_cpu_per_decision(run.records)
+            table.add_row(label, f"{bare * 1e6:.0f} us", f"{rtt * 1e6:.0f} us", f"{rtt / bare:.2f}x",
+                          f"{cpu * 1e6:.0f} us", f"{rules * 1e6:.0f} us", f"{(cpu - rules) * 1e6:.0f} us")
+        console.print(table)
+        throughput = Table(title="Decisions per second, concurrent BTT games (2 cores)")
+        for column in ("bot", "games at once", "decisions", "decisions/s", "referee CPU/decision",
+                       "bare loop RTT", "bare decisions/s (1 pipe)"):
+            throughput.add_column(column, justify="right")
+        for label, spec in bots:
+            bare = trio.run(bare_round_trip, spec, max(decisions // 4, 200))
+            for concurrent in (1, 8, 32):
+                run = referee_run([spec, spec], concurrent, max(1, games_for // concurrent))
+                throughput.add_row(label, str(concurrent), str(run.decisions),
+                                   f"{run.decisions / run.wall_s:,.0f}", f"{run.cpu_s / run.decisions * 1e6:.0f} us",
+                                   f"{bare * 1e6:.0f} us", f"{1 / bare:,.0f}")
+        console.print(throughput)
+        console.print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,373 @@
+"""The `arena` command line: play, inspect and verify games between bots."""
+
+from __future__ import annotations
+
+import random
+import signal
+import sys
+import tempfile
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Annotated, TypeVar
+
+import trio
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from arena import __version__
+from arena.botnames import BotNameError, resolve_bot, shipped_names
+from arena.games import GAMES, TERMINAL, GameError, get_game
+from arena.games.base import CHANCE, Game, State
+from arena.match import MatchConfig, MatchResult, play_match
+from arena.perft import apply_actions, perft
+from arena.player import Timing
+from arena.process import BotSpec, Limits
+from arena.record import RecordSyntaxError, append_record, read_record_file
+from arena.referee import GameOutcome
+from arena.render import render_state
+from arena.replay import ReplayError, state_at, verify
+from arena.summary import match_table, outcome_line
+from arena.timecontrol import TimeControl, TimeControlError
+
+app = typer.Typer(
+    help="A referee for bots playing tree-growing strategy games (JSON lines over stdin/stdout).",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console()
+errors = Console(stderr=True)
+
+T = TypeVar("T")
+
+OptionArg = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="Variant option KEY=VALUE (repeatable); see `arena games`."),
+]
+SeedArg = Annotated[int, typer.Option("--seed", help="Seed for chance (dice, deals); same seed, same game.")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error that names the problem and the fix; the caller raises the result."""
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def parse_options(game: Game, given: list[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in given or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise fail(f"--option {item!r} must be KEY=VALUE, e.g. --option board=rect")
+        options[key.strip()] = value.strip()
+    try:
+        return game.resolve_options(options)
+    except GameError as exc:
+        raise fail(str(exc)) from None
+
+
+def load_game(game_id: str) -> Game:
+    try:
+        return get_game(game_id)
+    except GameError as exc:
+        raise fail(f"{exc}; `arena games` lists them") from None
+
+
+def new_state(game: Game, players: int | None, options: dict[str, str]) -> State:
+    seats = players if players is not None else game.min_seats
+    try:
+        return game.new_state(seats, options)
+    except GameError as exc:
+        raise fail(f"{exc}; set --players") from None
+
+
+def run_trio(main: Callable[[], Awaitable[T]]) -> T:
+    """Run async work; SIGTERM and SIGHUP act like Ctrl-C so bots are always reaped."""
+
+    async def guarded() -> T:
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async with trio.open_nursery() as nursery:
+                async def watch() -> None:
+                    async for _ in signals:
+                        raise KeyboardInterrupt
+
+                nursery.start_soon(watch)
+                result = await main()
+                nursery.cancel_scope.cancel()
+                return result
+
+    return trio.run(guarded)
+
+
+@app.callback(invoke_without_command=True)
+def root(
+    version: Annotated[bool, typer.Option("--version", help="Print the arena's version and exit.")] = False,
+) -> None:
+    if version:
+        console.print(f"arena {__version__}")
+        raise typer.Exit()
+
+
+@app.command("games")
+def games_command() -> None:
+    """List the games with their seat counts and variant options."""
+    table = Table(title="Games")
+    for column in ("id", "name", "seats", "chance", "hidden info", "options (default first)"):
+        table.add_column(column)
+    for game in GAMES.values():
+        seats = str(game.min_seats) if game.min_seats == game.max_seats else f"{game.min_seats}-{game.max_seats}"
+        options = "; ".join(
+            f"{o.name}={'|'.join((o.default, *[c for c in o.choices if c != o.default]))}  {o.help}"
+            for o in game.options
+        )
+        table.add_row(game.id, game.name, seats, "yes" if game.has_chance else "no",
+                      "yes" if game.has_hidden_information else "no", options or "-")
+    console.print(table)
+
+
+@app.command("legal")
+def legal_command(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt.")],
+    actions: Annotated[list[str] | None, typer.Argument(help="Actions played so far, one argument each.")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")] = None,
+    option: OptionArg = None,
+    seed: SeedArg = 0,
+) -> None:
+    """Print the legal actions after ACTIONS, one per line in ASCII order.
+
+    An illegal action in the list exits with code 1, naming the action and its index.
+    At a chance point a listed action the game accepts is the outcome; otherwise one
+    is drawn from --seed."""
+    game = load_game(game_id)
+    state = new_state(game, players, parse_options(game, option))
+    try:
+        apply_actions(state, actions or [], seed)
+    except GameError as exc:
+        raise fail(str(exc), 1) from None
+    if state.current() == TERMINAL:
+        result = state.result()
+        errors.print(f"game over: ranks {list(result.ranks)}, scores {list(result.scores)}")
+        return
+    sys.stdout.write("".join(a + "\n" for a in state.legal_actions()))
+
+
+@app.command("perft")
+def perft_command(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt.")],
+    depth: Annotated[int, typer.Argument(min=1, help="Deepest level to count.")],
+    actions: Annotated[list[str] | None, typer.Argument(help="Actions to play first (count from there).")] = None,
+    players: Annotated[int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")] = None,
+    option: OptionArg = None,
+    seed: SeedArg = 0,
+) -> None:
+    """Print `DEPTH COUNT` for every depth 1..DEPTH: the number of legal action
+    sequences of exactly that length (chance points are resolved from --seed)."""
+    game = load_game(game_id)
+    state = new_state(game, players, parse_options(game, option))
+    try:
+        ply = apply_actions(state, actions or [], seed)
+    except GameError as exc:
+        raise fail(str(exc), 1) from None
+    for level, count in enumerate(perft(state, depth, seed, ply), start=1):
+        sys.stdout.write(f"{level} {count}\n")
+
+
+def _bot_specs(game: Game, bots: list[str], env: dict[str, str]) -> list[BotSpec]:
+    specs = []
+    for text in bots:
+        try:
+            spec = resolve_bot(text, game.id)
+        except BotNameError as exc:
+            raise fail(str(exc)) from None
+        spec.env.update(env)
+        specs.append(spec)
+    if len(specs) == 1 and game.min_seats > 1:
+        raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
+    try:
+        game.check_seats(len(specs))
+    except GameError as exc:
+        raise fail(f"{exc}: name one bot per seat") from None
+    return specs
+
+
+@app.command("play")
+def play_command(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt (see `arena games`).")],
+    bots: Annotated[list[str], typer.Argument(
+        metavar="BOT...",
+        help="One bot per seat: a shipped bot's short name (random, greedy, random-js, zoo/NAME) "
+        "or a command line in quotes, e.g. \"python3 mybot.py\".")],
+    games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1,
+    seed: SeedArg = 0,
+    out: Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")] = None,
+    time_per_move: Annotated[str | None, typer.Option(
+        "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock).")] = None,
+    clock: Annotated[str | None, typer.Option(
+        "--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5.")] = None,
+    startup_time: Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")] = "10s",
+    grace: Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")] = "20ms",
+    watch: Annotated[bool, typer.Option("--watch", help="Draw the board after every turn.")] = False,
+    option: OptionArg = None,
+    log_dir: Annotated[Path | None, typer.Option("--log-dir", help="Folder for the bots' stderr logs (default: a new temporary folder).")] = None,
+    memory_mb: Annotated[int | None, typer.Option("--memory-mb", help="Address-space limit per bot process, MiB.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final table.")] = False,
+) -> None:
+    """Play a game or a match between bots and print the results."""
+    game = load_game(game_id)
+    options = parse_options(game, option)
+    try:
+        tc = TimeControl.parse(time_per_move, clock)
+        timing = Timing(
+            startup_s=float(TimeControl.parse(startup_time, None).per_move_s or 10.0),
+            grace_s=float(TimeControl.parse(grace, None).per_move_s or 0.02),
+        )
+    except TimeControlError as exc:
+        raise fail(str(exc)) from None
+    specs = _bot_specs(game, bots, {"ARENA_BOT_SEED": str(seed)})
+    logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
+    limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None)
+    config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs,
+                         limits=limits, timing=timing)
+    result = _run_match(config, specs, out, watch, quiet)
+    console.print(match_table(result, game))
+    if any(o.faults for o in result.outcomes):
+        console.print(f"bot logs (stderr): {logs}")
+    if out is not None:
+        console.print(f"records appended to {out}")
+
+
+def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watch: bool, quiet: bool) -> MatchResult:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                        TimeElapsedColumn(), console=console, transient=True,
+                        disable=watch or quiet or not console.is_terminal)
+    task = progress.add_task("games", total=config.games)
+
+    def done(index: int, outcome: GameOutcome, seats: list[int]) -> None:
+        if out is not None:
+            append_record(out, outcome.record)
+        if not quiet:
+            progress.console.print(outcome_line(index, outcome))
+        progress.advance(task)
+
+    def show(state: State, ply: int) -> None:
+        if state.current() != CHANCE:
+            console.rule(f"ply {ply}")
+            console.print(render_state(config.game.id, state))
+
+    try:
+        with progress:
+            return run_trio(lambda: play_match(config, specs, done, show if watch else None))
+    except KeyboardInterrupt:
+        raise fail("interrupted: every bot was stopped; finished games are in the record file", 130) from None
+    except OSError as exc:
+        raise fail(f"cannot write the record: {exc}") from None
+
+
+def _load_records(path: Path) -> list:  # type: ignore[type-arg]
+    try:
+        return read_record_file(path)
+    except FileNotFoundError:
+        raise fail(f"no such record file: {path}") from None
+    except RecordSyntaxError as exc:
+        raise fail(str(exc), 1) from None
+
+
+@app.command("replay")
+def replay_command(
+    path: Annotated[Path, typer.Argument(metavar="FILE", help="A record file written by `arena play`.")],
+    game_number: Annotated[int, typer.Option("--game", "-g", min=1, help="Which game of the file (from 1).")] = 1,
+    ply: Annotated[int | None, typer.Option("--ply", "-k", min=0, help="Show only the board after this ply.")] = None,
+    step: Annotated[bool, typer.Option("--step", help="Wait for Enter between turns.")] = False,
+) -> None:
+    """Draw the board turn by turn (or at one ply) for a recorded game."""
+    records = _load_records(path)
+    if game_number > len(records):
+        raise fail(f"{path} holds {len(records)} game(s); --game must be 1..{len(records)}")
+    record = records[game_number - 1]
+    try:
+        game_id = record.game_id
+        if ply is not None:
+            if ply > len(record.plies):
+                raise fail(f"game {game_number} has {len(record.plies)} plies; --ply must be 0..{len(record.plies)}")
+            console.print(render_state(game_id, state_at(record, ply)))
+            return
+        from arena.replay import replay
+
+        for index, entry, state in replay(record):
+            next_ply = record.plies[index] if index < len(record.plies) else None
+            if next_ply is not None and entry is not None and next_ply.turn == entry.turn:
+                continue  # draw once per turn
+            title = "start" if entry is None else f"turn {entry.turn} (ply {index}): {entry.action}"
+            console.rule(title)
+            console.print(render_state(game_id, state))
+            if step and sys.stdin.isatty():
+                input()
+    except (ReplayError, GameError) as exc:
+        raise fail(f"game {game_number}: {exc}", 1) from None
+    tags = record.tags
+    console.print(f"ranks {tags.get('Ranks', '?')}  scores {tags.get('Scores', '-')}  "
+                  f"termination {tags.get('Termination', '?')}")
+
+
+@app.command("verify")
+def verify_command(
+    paths: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Record files to check.")],
+) -> None:
+    """Replay every game of the files through the rules; exit 1 on any illegal action
+    or result that does not match the record."""
+    bad = 0
+    total = 0
+    for path in paths:
+        for index, record in enumerate(_load_records(path)):
+            total += 1
+            problems = verify(record, index)
+            for problem in problems:
+                where = "" if problem.ply is None else f" ply {problem.ply}"
+                errors.print(f"{path}: game {index + 1}{where}: {problem.message}", highlight=False)
+            bad += bool(problems)
+    if bad:
+        raise fail(f"{bad} of {total} game(s) failed verification", 1)
+    console.print(f"{total} game(s) verified: every action legal, every result matches")
+
+
+@app.command("demo")
+def demo_command(
+    out: Annotated[Path, typer.Option("--out", help="Record file to write (replaced).")] = Path("arena-demo.pgn"),
+    seed: SeedArg = 1,
+) -> None:
+    """A short demo: the bundled bots play Branches and Twigs and Thorns at several seat
+    counts; prints the results and writes the records."""
+    if out.exists():
+        out.unlink()
+    logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
+    game = get_game("btt")
+    line_ups = [["greedy", "random"], ["greedy", "random", "random"], ["greedy", "random", "greedy", "random"],
+                ["random"] * 6]
+    for bots in line_ups:
+        specs = _bot_specs(game, bots, {"ARENA_BOT_SEED": str(seed)})
+        config = MatchConfig(game, game.resolve_options({}), TimeControl(per_move_s=2.0), seed,
+                             games=len(bots), event="arena demo", log_dir=logs)
+        console.rule(f"btt, {len(bots)} seats: {' vs '.join(bots)}")
+        result = _run_match(config, specs, out, False, False)
+        console.print(match_table(result, game))
+    console.print(f"records written to {out}; try `arena replay {out}` or `arena verify {out}`")
+
+
+@app.command("bench")
+def bench_command(
+    decisions: Annotated[int, typer.Option("--decisions", help="Decisions per measurement.")] = 4000,
+) -> None:
+    """Measure the referee: CPU and round trip per decision, decisions per second with
+    1, 8 and 32 concurrent games, each beside a raw pipe round trip of the same run."""
+    from arena.bench import run_bench
+
+    run_bench(console, decisions)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    random.seed()
+    app()

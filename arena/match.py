@@ -1,0 +1,160 @@
+"""A match: the same bots play several games in a row with seats rotated.
+
+Bot processes are started once and reused across games (like chess engines between
+games); a bot that faulted is killed by the referee and restarted before its next game.
+Whatever happens (normal end, an exception, Ctrl-C), every bot process group is killed
+and reaped before play_match returns or raises.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from arena.games.base import Game
+from arena.player import BotPlayer, Timing
+from arena.process import BotFault, BotSpec, Limits
+from arena.referee import GameOutcome, GameSetup, Referee, Watcher
+from arena.timecontrol import TimeControl
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """What a match plays: the game, its variant, limits, seed and length."""
+
+    game: Game
+    options: dict[str, str]
+    time_control: TimeControl = TimeControl()
+    seed: int = 0
+    games: int = 1
+    event: str = "arena match"
+    log_dir: Path | None = None
+    limits: Limits = Limits()
+    timing: Timing = Timing()
+
+
+def game_seed(seed: int, game_index: int, seats: int) -> int:
+    """Games of one seat rotation share a seed, so chance is the same for every seating
+    (duplicate play) and first-move advantage cancels over the rotation."""
+    return seed * 1000 + game_index // seats
+
+
+def seating(game_index: int, bots: int) -> list[int]:
+    """Which bot sits in each seat: rotate by one seat per game."""
+    shift = game_index % bots
+    return [(seat + shift) % bots for seat in range(bots)]
+
+
+def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
+    """Give repeated names a suffix (random, random-2) so records tell bots apart."""
+    seen: dict[str, int] = {}
+    result = []
+    for spec in specs:
+        count = seen.get(spec.name, 0) + 1
+        seen[spec.name] = count
+        name = spec.name if count == 1 else f"{spec.name}-{count}"
+        result.append(BotSpec(name, spec.command, spec.cwd, dict(spec.env)))
+    return result
+
+
+@dataclass
+class MatchResult:
+    """The outcomes in order, with the seating of each game (bot index per seat)."""
+
+    names: list[str]
+    outcomes: list[GameOutcome] = field(default_factory=list)
+    seatings: list[list[int]] = field(default_factory=list)
+    pgids: list[int] = field(default_factory=list)
+    """Every process group the match started (tests check none is left)."""
+
+
+GameDone = Callable[[int, GameOutcome, list[int]], None]
+
+
+async def _ensure_started(player: BotPlayer, nursery: trio.Nursery) -> BotFault | None:
+    """Start or restart a bot that is not running; its start-up fault if it fails."""
+    if player.alive:
+        return None
+    try:
+        if player.started:
+            await player.restart(nursery)
+        else:
+            await player.start(nursery)
+    except BotFault as fault:
+        player.kill()
+        return fault
+    return None
+
+
+async def play_match(
+    config: MatchConfig,
+    specs: list[BotSpec],
+    on_game: GameDone | None = None,
+    watcher: Watcher | None = None,
+) -> MatchResult:
+    """Play config.games games between the bots of `specs` (one per seat)."""
+    specs = unique_names(specs)
+    config.game.check_seats(len(specs))
+    options = config.game.resolve_options(config.options)
+    if config.log_dir is not None:
+        config.log_dir.mkdir(parents=True, exist_ok=True)
+    players = [
+        BotPlayer(
+            spec,
+            config.log_dir / f"{i}-{_safe(spec.name)}.log" if config.log_dir else None,
+            config.limits,
+            config.timing,
+        )
+        for i, spec in enumerate(specs)
+    ]
+    result = MatchResult([p.name for p in players])
+    try:
+        async with trio.open_nursery() as nursery:
+            for index in range(config.games):
+                seats = seating(index, len(players))
+                seated = [players[b] for b in seats]
+                startup = await _start_all(seated, nursery)
+                setup = GameSetup(
+                    game=config.game, options=options, time_control=config.time_control,
+                    seed=game_seed(config.seed, index, len(players)), event=config.event,
+                    round=str(index + 1), match_game=index,
+                )
+                referee = Referee(setup, seated, watcher, startup)
+                outcome = await referee.play()
+                result.outcomes.append(outcome)
+                result.seatings.append(seats)
+                if on_game is not None:
+                    on_game(index, outcome, seats)
+            with trio.move_on_after(2):
+                async with trio.open_nursery() as quitting:
+                    for player in players:
+                        quitting.start_soon(player.quit)
+            nursery.cancel_scope.cancel()
+    finally:
+        for player in players:
+            player.kill()
+            result.pgids.extend(player.pgids)
+    return result
+
+
+async def _start_all(seated: list[BotPlayer], nursery: trio.Nursery) -> dict[int, BotFault]:
+    """Start every bot that is not running, concurrently; start-up faults by seat."""
+    faults: dict[int, BotFault] = {}
+
+    async def one(seat: int, player: BotPlayer) -> None:
+        fault = await _ensure_started(player, nursery)
+        if fault is not None:
+            faults[seat] = fault
+
+    async with trio.open_nursery() as starting:
+        for seat, player in enumerate(seated):
+            if not player.alive:
+                starting.start_soon(one, seat, player)
+    return faults
+
+
+def _safe(name: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]

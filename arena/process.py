@@ -1,0 +1,362 @@
+"""One bot process: spawn it in its own process group, talk lines, kill and reap it.
+
+Bots are untrusted. Every bot gets its own session (so its own process group), its
+stdin/stdout are non-blocking pipes driven with trio.lowlevel.wait_readable (cheaper per
+round trip than Trio's process streams), stderr is drained by a background task into a
+capped log file, and a pidfd watcher notices the bot's death even when a child keeps
+its pipes open. `kill()` is synchronous and idempotent so it is safe in every `finally`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import resource
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from protocol import MAX_LINE_BYTES
+
+
+class BotFault(Exception):
+    """A bot broke the contract; `reason` is the record's termination code."""
+
+    def __init__(self, reason: str, detail: str) -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass
+class BotSpec:
+    """How to start a bot: its display name, argv, working folder and extra environment."""
+
+    name: str
+    command: list[str]
+    cwd: str | None = None
+    env: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to every bot process (None = no limit)."""
+
+    memory_bytes: int | None = None
+    cpu_seconds: int | None = None
+    processes: int | None = None
+    max_line_bytes: int = MAX_LINE_BYTES
+    stderr_bytes: int = 1 << 20
+
+
+_PR_SET_PDEATHSIG = 1
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def _prctl(option: int, value: int) -> bool:
+    """Best-effort prctl (Linux only); False where unavailable."""
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return bool(libc.prctl(option, value, 0, 0, 0) == 0)
+    except (OSError, AttributeError):
+        return False
+
+
+_subreaper = False
+
+
+def become_subreaper() -> bool:
+    """Adopt orphaned descendants, so grandchildren of a killed bot are reaped by us
+    rather than left as zombies under a container init that never reaps."""
+    global _subreaper
+    if not _subreaper:
+        _subreaper = _prctl(_PR_SET_CHILD_SUBREAPER, 1)
+    return _subreaper
+
+
+def _child_setup(limits: Limits) -> Callable[[], None]:
+    """Runs in the child between fork and exec: die with the referee, apply limits."""
+
+    def setup() -> None:
+        _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if limits.memory_bytes is not None:
+            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        if limits.cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+        if limits.processes is not None:
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+
+    return setup
+
+
+def processes_in_group(pgid: int) -> list[int]:
+    """Pids of live or zombie processes whose process group is `pgid` (Linux /proc)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid:
+            found.append(int(entry))
+    return found
+
+
+def describe_exit(returncode: int | None) -> str:
+    """'exit code 3' or 'killed by SIGSEGV' for a finished process."""
+    if returncode is None:
+        return "still running"
+    if returncode < 0:
+        try:
+            return f"killed by {signal.Signals(-returncode).name}"
+        except ValueError:
+            return f"killed by signal {-returncode}"
+    return f"exit code {returncode}"
+
+
+class BotProcess:
+    """A running bot: write lines to it, read its answer lines with a deadline."""
+
+    def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits = Limits()) -> None:
+        self.spec = spec
+        self.limits = limits
+        self.log_path = log_path
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.pgid = 0
+        self._stdin = -1
+        self._stdout = -1
+        self._stderr = -1
+        self._pidfd = -1
+        self._buf = bytearray()
+        self._scan = 0
+        self._exited = False
+        self._read_scope: trio.CancelScope | None = None
+        self._tasks = trio.CancelScope()
+        self.stderr_bytes = 0
+
+    # ---- lifecycle -------------------------------------------------------------------
+
+    def spawn(self, nursery: trio.Nursery) -> None:
+        """Start the process and its background tasks; BotFault('startup-failure') if the
+        command cannot be run."""
+        env = dict(os.environ)
+        env.update(self.spec.env)
+        become_subreaper()
+        try:
+            self.proc = subprocess.Popen(
+                self.spec.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.spec.cwd,
+                env=env,
+                start_new_session=True,
+                preexec_fn=_child_setup(self.limits),
+                close_fds=True,
+            )
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            raise BotFault(
+                "startup-failure",
+                f"cannot run {' '.join(self.spec.command)!r}: {exc} "
+                "(check the command, its path and that it is executable)",
+            ) from None
+        self.pgid = self.proc.pid
+        assert self.proc.stdin and self.proc.stdout and self.proc.stderr
+        self._stdin = self.proc.stdin.fileno()
+        self._stdout = self.proc.stdout.fileno()
+        self._stderr = self.proc.stderr.fileno()
+        for fd in (self._stdin, self._stdout, self._stderr):
+            os.set_blocking(fd, False)
+        with contextlib.suppress(OSError, AttributeError):
+            self._pidfd = os.pidfd_open(self.proc.pid)
+        nursery.start_soon(self._background)
+
+    async def _background(self) -> None:
+        """Stderr drain and exit watcher; they end quietly when kill() closes their fds."""
+        with self._tasks:
+            try:
+                async with trio.open_nursery() as nursery:
+                    nursery.start_soon(self._drain_stderr)
+                    if self._pidfd >= 0:
+                        nursery.start_soon(self._watch_exit)
+            except (trio.ClosedResourceError, OSError):
+                pass
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and not self._exited and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """Kill the whole process group and reap everything; safe to call twice."""
+        self._tasks.cancel()
+        proc = self.proc
+        if proc is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pgid, signal.SIGKILL)
+        with contextlib.suppress(ChildProcessError):
+            proc.wait()
+        self._reap_group()
+        for fd in (self._stdin, self._stdout, self._stderr, self._pidfd):
+            if fd >= 0:
+                trio.lowlevel.notify_closing(fd)
+        for stream in (proc.stdin, proc.stdout, proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+        if self._pidfd >= 0:
+            with contextlib.suppress(OSError):
+                os.close(self._pidfd)
+        self._stdin = self._stdout = self._stderr = self._pidfd = -1
+        self._exited = True
+
+    def _reap_group(self) -> None:
+        """Reap grandchildren that were adopted by us (we are a subreaper)."""
+        if not _subreaper:
+            return
+        for _ in range(2000):
+            try:
+                pid, _ = os.waitpid(-self.pgid, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                time.sleep(0.001)
+
+    # ---- background tasks ------------------------------------------------------------
+
+    async def _drain_stderr(self) -> None:
+        """Copy stderr to the log until the cap, then discard, so a flood never blocks
+        the bot nor fills the disk."""
+        cap = self.limits.stderr_bytes
+        log = open(self.log_path, "ab") if self.log_path else None  # noqa: SIM115
+        try:
+            while True:
+                await trio.lowlevel.wait_readable(self._stderr)
+                try:
+                    chunk = os.read(self._stderr, 1 << 16)
+                except BlockingIOError:
+                    continue
+                if not chunk:
+                    return
+                if log and self.stderr_bytes < cap:
+                    room = cap - self.stderr_bytes
+                    log.write(chunk[:room])
+                    if len(chunk) >= room:
+                        log.write(f"\n[arena: log capped at {cap} bytes]\n".encode())
+                    log.flush()
+                self.stderr_bytes += len(chunk)
+        finally:
+            if log:
+                log.close()
+
+    async def _watch_exit(self) -> None:
+        await trio.lowlevel.wait_readable(self._pidfd)
+        self._exited = True
+        if self._read_scope is not None:
+            self._read_scope.cancel()
+
+    # ---- talking -----------------------------------------------------------------------
+
+    async def _gone(self) -> BotFault:
+        """The fault for a bot whose process is gone or whose pipe closed."""
+        assert self.proc is not None
+        code = self.proc.poll()
+        for _ in range(50):  # the pipe closed: give a dying process a moment to exit
+            if code is not None or self._exited:
+                break
+            await trio.sleep(0.001)
+            code = self.proc.poll()
+        if code is None and not self._exited:
+            return BotFault("closed-pipe", "the bot closed its stdout but is still running")
+        return BotFault("crash", f"the bot exited ({describe_exit(code)})")
+
+    async def write(self, data: bytes, deadline: float) -> None:
+        """Write all of `data`, waiting for pipe space until `deadline` (trio time)."""
+        view = memoryview(data)
+        while view:
+            try:
+                sent = os.write(self._stdin, view)
+            except BlockingIOError:
+                with trio.move_on_at(deadline) as scope:
+                    await trio.lowlevel.wait_writable(self._stdin)
+                if scope.cancelled_caught:
+                    raise BotFault("time-out", "the bot did not read its input in time") from None
+                continue
+            except (BrokenPipeError, OSError) as exc:
+                if isinstance(exc, BrokenPipeError) or exc.errno in (errno.EPIPE, errno.EBADF):
+                    raise await self._gone() from None
+                raise
+            view = view[sent:]
+
+    @property
+    def buffered(self) -> bool:
+        """Whether output beyond the last line read is already buffered."""
+        return bool(self._buf)
+
+    def pending_line(self) -> bool:
+        """Whether the bot has written anything it was not asked for (non-blocking)."""
+        if self._buf:
+            return True
+        try:
+            chunk = os.read(self._stdout, 1 << 16)
+        except (BlockingIOError, OSError):
+            return False
+        self._buf += chunk
+        return bool(chunk)
+
+    async def read_line(self, deadline: float) -> bytes:
+        """The next line (without newline) completed before `deadline` (trio time).
+
+        Raises BotFault: time-out, crash, closed-pipe or oversized-line. Output a bot wrote
+        before dying is still read, so an answer followed by an exit counts."""
+        buf = self._buf
+        while True:
+            end = buf.find(b"\n", self._scan)
+            if end >= 0:
+                line = bytes(buf[:end])
+                del buf[: end + 1]
+                self._scan = 0
+                return line
+            self._scan = len(buf)
+            if len(buf) > self.limits.max_line_bytes:
+                raise BotFault(
+                    "oversized-line",
+                    f"the bot wrote more than {self.limits.max_line_bytes} bytes without a newline",
+                )
+            try:
+                chunk = os.read(self._stdout, 1 << 16)
+            except BlockingIOError:
+                chunk = None
+            if chunk:
+                buf += chunk
+                continue
+            if chunk is not None or self._exited:
+                raise await self._gone()
+            scope = trio.CancelScope(deadline=deadline)
+            self._read_scope = scope
+            with scope:
+                await trio.lowlevel.wait_readable(self._stdout)
+            self._read_scope = None
+            if scope.cancelled_caught and not self._exited:
+                raise BotFault("time-out", "no answer in time")
+
+    def close_stdin(self) -> None:
+        """Tell the bot there is no more input (after quit)."""
+        if self._stdin >= 0 and self.proc is not None and self.proc.stdin is not None:
+            trio.lowlevel.notify_closing(self._stdin)
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+            self._stdin = -1

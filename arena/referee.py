@@ -1,0 +1,294 @@
+"""The referee: plays one game between live bots under the rules and the clock.
+
+It knows the game only through the State interface. Every decision: list the legal
+actions, send a request, read the answer under the time limit, check it, apply it, and
+append it to the record. A bot that breaks the contract forfeits (2 seats) or is removed
+and ranked last while the referee plays its remaining decisions (3 or more seats).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import date
+
+from arena.games.base import CHANCE, TERMINAL, Game, State, competition_ranks
+from arena.player import BotPlayer
+from arena.process import BotFault
+from arena.record import GameRecord, Ply, format_ranks, format_scores
+from arena.timecontrol import TimeControl
+from protocol.messages import Action, Clock, End, Event, Request, ResultInfo, Start
+
+
+@dataclass(frozen=True)
+class SeatFault:
+    """Why a seat was forfeited or removed, and at which ply."""
+
+    seat: int
+    reason: str
+    detail: str
+    ply: int
+
+
+@dataclass
+class GameOutcome:
+    """What the match and the league need from a finished game."""
+
+    record: GameRecord
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...] | None
+    faults: list[SeatFault]
+    termination: str
+    decisions: int
+    think_s: list[float] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """Everything that fixes a game before it starts."""
+
+    game: Game
+    options: dict[str, str]
+    time_control: TimeControl
+    seed: int
+    event: str = "arena"
+    round: str = "1"
+    match_game: int = 0
+
+
+Watcher = Callable[[State, int], None]
+"""Called after every ply with the state and the ply number (for --watch)."""
+
+
+def _comment(elapsed: float, action: Action) -> str:
+    text = f"{elapsed * 1000:.1f}ms"
+    info = action.info
+    if info is None:
+        return text
+    if info.score is not None:
+        text += f" score={info.score:g}"
+    if info.depth is not None:
+        text += f" depth={info.depth}"
+    if info.nodes is not None:
+        text += f" nodes={info.nodes}"
+    if info.pv:
+        text += " pv=" + ",".join(info.pv)
+    if info.comment:
+        text += " " + info.comment.replace("}", ")").replace("\n", " ")
+    return text
+
+
+class Referee:
+    """Plays one game; bots must already be started (the match owns their lifetimes)."""
+
+    def __init__(
+        self,
+        setup: GameSetup,
+        players: list[BotPlayer],
+        watcher: Watcher | None = None,
+        startup_faults: dict[int, BotFault] | None = None,
+    ) -> None:
+        self.setup = setup
+        self.startup_faults = startup_faults or {}
+        self.players = players
+        self.watcher = watcher
+        self.state = setup.game.new_state(len(players), setup.options)
+        self.rng = random.Random(setup.seed)
+        self.plies: list[Ply] = []
+        self.faults: list[SeatFault] = []
+        self.removed: set[int] = set()
+        tc = setup.time_control
+        self.remaining = [tc.base_s for _ in players]
+        self.think_s = [0.0 for _ in players]
+        n = len(players)
+        self.hidden = setup.game.has_hidden_information
+        # Perfect information: all seats share one event list, each with its own cursor.
+        shared: list[Event] = []
+        self.events: list[list[Event]] = [shared] * n if not self.hidden else [[] for _ in range(n)]
+        self.cursor = [0] * n
+        self._turn = 0
+        self._last_actor: int | None = None
+
+    # ---- bookkeeping ---------------------------------------------------------------
+
+    def _record_ply(self, actor: int, action: str, comment: str | None) -> None:
+        ply = len(self.plies) + 1
+        if actor != self._last_actor:
+            self._turn += 1
+            self._last_actor = actor
+        if self.hidden:
+            for seat, events in enumerate(self.events):
+                seen = self.state.visible_action(action, actor, seat)
+                if seen is not None:
+                    events.append(Event(ply, actor, seen))
+        else:
+            self.events[0].append(Event(ply, actor, action))
+        self.state.apply(action)
+        self.plies.append(Ply(self._turn, action, actor == CHANCE, comment))
+        if self.watcher is not None:
+            self.watcher(self.state, ply)
+
+    def _new_events(self, seat: int) -> list[Event]:
+        events = self.events[seat]
+        start = self.cursor[seat]
+        self.cursor[seat] = len(events)
+        return events[start:]
+
+    def _fault(self, seat: int, fault: BotFault) -> None:
+        self.faults.append(SeatFault(seat, fault.reason, fault.detail, len(self.plies) + 1))
+        self.removed.add(seat)
+        self.players[seat].kill()
+
+    # ---- one decision ----------------------------------------------------------------
+
+    def _limit(self, seat: int) -> float:
+        tc = self.setup.time_control
+        remaining = self.remaining[seat]
+        if remaining is None:
+            assert tc.per_move_s is not None
+            return tc.per_move_s
+        if tc.per_move_s is None:
+            return remaining
+        return min(tc.per_move_s, remaining)
+
+    async def _decide(self, seat: int) -> None:
+        state = self.state
+        player = self.players[seat]
+        legal = state.legal_actions()
+        limit = self._limit(seat)
+        remaining = self.remaining[seat]
+        tc = self.setup.time_control
+        request = Request(
+            ply=len(self.plies) + 1,
+            clock=Clock(
+                move_ms=round(limit * 1000),
+                remaining_ms=None if remaining is None else round(remaining * 1000),
+                increment_ms=None if remaining is None else round(tc.increment_s * 1000),
+            ),
+            events=self._new_events(seat),
+            legal=legal if player.wants_legal else None,
+            observation=state.observation(seat) if player.wants_observation else None,
+        )
+        try:
+            if not player.alive:
+                raise BotFault("crash", "the bot was not running at its turn")
+            answer, elapsed = await player.ask(request, limit)
+            if not state.is_legal(answer.action):
+                shown = answer.action[:60]
+                raise BotFault("illegal-action", f"{shown!r} is not legal at ply {len(self.plies) + 1}")
+        except BotFault as fault:
+            if fault.reason == "time-out":
+                fault = BotFault("time-out", f"{fault.detail} (limit {limit * 1000:.0f} ms)")
+            self._fault(seat, fault)
+            return
+        self.think_s[seat] += elapsed
+        if remaining is not None:
+            self.remaining[seat] = remaining - elapsed + tc.increment_s
+        self._record_ply(seat, answer.action, _comment(elapsed, answer))
+
+    # ---- the game ------------------------------------------------------------------
+
+    async def _start(self) -> None:
+        setup = self.setup
+        names = [p.name for p in self.players]
+        for seat, player in enumerate(self.players):
+            message = Start(
+                game=setup.game.id, options=setup.options, seat=seat, seats=len(self.players),
+                players=names, time=setup.time_control.wire(), match_game=setup.match_game,
+            )
+            try:
+                if seat in self.startup_faults:
+                    raise self.startup_faults[seat]
+                if not player.alive:
+                    raise BotFault("crash", "the bot was not running at the start of the game")
+                await player.send(message)
+            except BotFault as fault:
+                self._fault(seat, fault)
+
+    def _game_over_by_faults(self) -> bool:
+        return len(self.players) - len(self.removed) <= 1 or (len(self.players) == 2 and bool(self.removed))
+
+    async def play(self) -> GameOutcome:
+        """Play the game to its end (or to the forfeit that ends it)."""
+        await self._start()
+        state = self.state
+        while not self._game_over_by_faults():
+            seat = state.current()
+            if seat == TERMINAL:
+                break
+            if seat == CHANCE:
+                self._record_ply(CHANCE, state.sample_chance(self.rng), None)
+            elif seat in self.removed:
+                self._record_ply(seat, state.forced_action(), "forced")
+            else:
+                await self._decide(seat)
+        outcome = self._outcome()
+        await self._finish(outcome)
+        return outcome
+
+    def _ranks(self) -> tuple[tuple[int, ...], tuple[float, ...] | None]:
+        """The game's ranks, overridden by faults: faulted seats last, the first to
+        fault lowest; the others keep the game's order among themselves."""
+        n = len(self.players)
+        scores: tuple[float, ...] | None = None
+        if self.state.current() == TERMINAL:
+            result = self.state.result()
+            scores = result.scores
+            base = list(result.ranks)
+        else:
+            base = [1] * n
+        if not self.faults:
+            return tuple(base), scores
+        ranks = [0] * n
+        survivors = [s for s in range(n) if s not in self.removed]
+        survivor_ranks = competition_ranks([-base[s] for s in survivors])
+        for s, r in zip(survivors, survivor_ranks, strict=True):
+            ranks[s] = r
+        next_rank = len(survivors) + 1
+        for fault in reversed(self.faults):
+            ranks[fault.seat] = next_rank
+            next_rank += 1
+        return tuple(ranks), scores
+
+    def _outcome(self) -> GameOutcome:
+        setup = self.setup
+        ranks, scores = self._ranks()
+        termination = self.faults[0].reason if self.faults else "normal"
+        tags = {
+            "Event": setup.event,
+            "Date": date.today().strftime("%Y.%m.%d"),
+            "Round": setup.round,
+            "Game": setup.game.id,
+            "Options": ",".join(f"{k}={v}" for k, v in setup.options.items()),
+            "Seats": str(len(self.players)),
+        }
+        for seat, player in enumerate(self.players):
+            tags[f"Player{seat}"] = player.name
+        tags["Seed"] = str(setup.seed)
+        tags["TimeControl"] = setup.time_control.describe()
+        tags["Ranks"] = format_ranks(ranks)
+        if scores is not None:
+            tags["Scores"] = format_scores(scores)
+        tags["Termination"] = termination
+        if self.faults:
+            tags["TerminationDetail"] = "; ".join(
+                f"seat {f.seat} ({self.players[f.seat].name}) {f.reason} at ply {f.ply}: {f.detail}"
+                for f in self.faults
+            )
+        tags["Plies"] = str(len(self.plies))
+        record = GameRecord(tags=tags, plies=self.plies)
+        decisions = sum(1 for p in self.plies if not p.chance and p.comment != "forced")
+        return GameOutcome(record, ranks, scores, list(self.faults), termination, decisions, self.think_s)
+
+    async def _finish(self, outcome: GameOutcome) -> None:
+        """Tell every live bot the result; a bot that cannot take it faults for the next game."""
+        info = ResultInfo(ranks=list(outcome.ranks), scores=list(outcome.scores or ()))
+        for seat, player in enumerate(self.players):
+            if seat in self.removed or not player.alive:
+                continue
+            message = End(result=info, termination=outcome.termination, events=self._new_events(seat))
+            try:
+                await player.send(message)
+            except BotFault:
+                player.kill()

@@ -1,0 +1,188 @@
+"""Replaying records through the rules, and verifying them.
+
+A record is only worth keeping if the rules reproduce it: every action legal where it
+was played, every chance outcome applied at a chance decision, the turn numbers right,
+and the stored result the one the final position gives. This module knows games only
+through the State interface and `get_game`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from arena.games import get_game
+from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
+from arena.record import GameRecord, Ply, format_ranks, format_scores, parse_ranks, parse_scores, turn_numbers
+
+__all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "verify"]
+
+
+class ReplayError(Exception):
+    """A record the rules cannot follow; `ply` is the 1-based number of the ply that
+    failed (0 when the game cannot even be set up)."""
+
+    def __init__(self, ply: int, message: str) -> None:
+        super().__init__(f"ply {ply}: {message}" if ply else message)
+        self.ply = ply
+        self.message = message
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One way a record disagrees with the rules; `ply` is None for the game as a whole."""
+
+    game_index: int
+    ply: int | None
+    message: str
+
+
+def initial_state(record: GameRecord) -> State:
+    """The starting position for the record's game, seat count and variant options."""
+    try:
+        game = get_game(record.game_id)
+        return game.new_state(record.seats, record.options)
+    except KeyError as exc:
+        raise ReplayError(0, f"the record has no {exc.args[0]} tag") from None
+    except ValueError as exc:  # GameError, or a malformed Seats / Options tag
+        raise ReplayError(0, str(exc)) from None
+
+
+def replay(record: GameRecord) -> Iterator[tuple[int, Ply | None, State]]:
+    """(0, None, initial state), then (i, ply i, state after it) for each ply; every state
+    yielded is a copy the caller may keep. ReplayError at the first ply that fails."""
+    state = initial_state(record)
+    yield 0, None, state.clone()
+    for index, ply in enumerate(record.plies, 1):
+        _apply(state, ply, index)
+        yield index, ply, state.clone()
+
+
+def state_at(record: GameRecord, ply: int) -> State:
+    """The state after the first `ply` plies (0: the initial state)."""
+    if not 0 <= ply <= len(record.plies):
+        raise ValueError(f"ply {ply} is not in 0..{len(record.plies)}")
+    state = initial_state(record)
+    for index, entry in enumerate(record.plies[:ply], 1):
+        _apply(state, entry, index)
+    return state
+
+
+def _apply(state: State, ply: Ply, index: int) -> int:
+    """Apply one ply, checking it is the right kind of decision; returns the actor."""
+    actor = state.current()
+    what = f"chance outcome {ply.action!r}" if ply.chance else f"action {ply.action!r}"
+    if actor == TERMINAL:
+        raise ReplayError(index, f"{what} after the game is over")
+    if ply.chance and actor != CHANCE:
+        raise ReplayError(index, f"{what} where seat {actor} is to decide")
+    if not ply.chance and actor == CHANCE:
+        raise ReplayError(index, f"{what} where a chance outcome is due (chance outcomes are marked '~')")
+    try:
+        state.apply(ply.action)
+    except GameError as exc:
+        raise ReplayError(index, str(exc)) from None
+    except Exception as exc:  # a rules bug met on odd input must not stop a verify run
+        raise ReplayError(index, f"the rules failed on {what}: {type(exc).__name__}: {exc}") from None
+    return actor
+
+
+_Report = Callable[[int | None, str], None]
+"""verify's problem collector: (ply or None, message)."""
+
+
+def verify(record: GameRecord, game_index: int = 0) -> list[Problem]:
+    """Everything wrong with a record (empty when it is sound): illegal or misplaced
+    plies, wrong turn numbers, a Plies count or result that does not match."""
+    problems: list[Problem] = []
+
+    def problem(ply: int | None, message: str) -> None:
+        problems.append(Problem(game_index, ply, message))
+
+    try:
+        state = initial_state(record)
+    except ReplayError as exc:
+        problem(None, exc.message)
+        return problems
+    plies_tag = record.tags.get("Plies")
+    if plies_tag is not None and not _is_count(plies_tag, len(record.plies)):
+        problem(None, f"the Plies tag says {plies_tag} but the record has {len(record.plies)} plies")
+    actors: list[int] = []
+    try:
+        for index, ply in enumerate(record.plies, 1):
+            actors.append(_apply(state, ply, index))
+    except ReplayError as exc:
+        problem(exc.ply, exc.message)
+    _check_turns(record.plies, actors, problem)
+    if len(actors) == len(record.plies):
+        _check_result(record, state, problem)
+    return problems
+
+
+def _is_count(text: str, count: int) -> bool:
+    try:
+        return int(text) == count
+    except ValueError:
+        return False
+
+
+def _check_turns(plies: list[Ply], actors: list[int], problem: _Report) -> None:
+    """Report the first ply whose turn number disagrees with the actors (later ones
+    would only repeat the same shift)."""
+    for index, (ply, expected) in enumerate(zip(plies, turn_numbers(actors)), 1):
+        if ply.turn != expected:
+            problem(index, f"turn number {ply.turn} should be {expected} "
+                           "(a new turn starts exactly when the actor changes)")
+            return
+
+
+def _check_result(record: GameRecord, state: State, problem: _Report) -> None:
+    """A normal end must be the rules' result; a forfeit only needs a sound ranking."""
+    termination = record.tags.get("Termination")
+    if termination is None:
+        problem(None, "the record has no Termination tag")
+    if termination == "normal":
+        _check_normal_result(record, state, problem)
+    else:
+        _check_ranking(record, problem)
+
+
+def _check_normal_result(record: GameRecord, state: State, problem: _Report) -> None:
+    if state.current() != TERMINAL:
+        problem(None, f"Termination is normal but the game is not over after {len(record.plies)} plies")
+        return
+    result = state.result()
+    checks = (
+        ("Ranks", format_ranks(result.ranks), parse_ranks, result.ranks),
+        ("Scores", format_scores(result.scores), parse_scores, tuple(float(s) for s in result.scores)),
+    )
+    for tag, expected, parse, value in checks:
+        stored = record.tags.get(tag)
+        if stored is None:
+            problem(None, f"the record has no {tag} tag (the rules give {expected})")
+            continue
+        try:
+            same = parse(stored) == value
+        except ValueError as exc:
+            problem(None, str(exc))
+            continue
+        if not same:
+            problem(None, f"{tag} tag is {stored} but the rules give {expected}")
+
+
+def _check_ranking(record: GameRecord, problem: _Report) -> None:
+    """After a forfeit the referee sets the ranks; they must still rank every seat
+    competition style (1, 1, 3 but not 1, 1, 2 or 0, 1)."""
+    seats = record.seats
+    try:
+        ranks = record.ranks
+        scores = record.scores
+    except ValueError as exc:
+        problem(None, str(exc))
+        return
+    if ranks is None:
+        problem(None, "the record has no Ranks tag")
+    elif len(ranks) != seats or ranks != competition_ranks([-rank for rank in ranks]):
+        problem(None, f"Ranks tag {record.tags['Ranks']} is not a ranking of {seats} seats")
+    if scores is not None and len(scores) != seats:
+        problem(None, f"Scores tag {record.tags['Scores']} does not have {seats} scores")

@@ -1,0 +1,74 @@
+"""Match summaries for people: one line per game, one table per match."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.table import Table
+
+from arena.games.base import Game
+from arena.match import MatchResult
+from arena.referee import GameOutcome
+
+
+def _score(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
+def outcome_line(index: int, outcome: GameOutcome) -> str:
+    """'game 1: greedy 1st (7), random 2nd (3) - normal'."""
+    record = outcome.record
+    parts = []
+    for seat, rank in enumerate(outcome.ranks):
+        name = record.tags.get(f"Player{seat}", f"seat {seat}")
+        score = f" ({_score(outcome.scores[seat])})" if outcome.scores else ""
+        parts.append(f"{name} #{rank}{score}")
+    text = f"game {index + 1}: " + ", ".join(parts) + f"  [{outcome.termination}]"
+    for fault in outcome.faults:
+        text += f"\n  seat {fault.seat} {fault.reason} at ply {fault.ply}: {fault.detail}"
+    return text
+
+
+@dataclass
+class BotTotals:
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    placing: int = 0
+    score: float = 0.0
+    faults: int = 0
+
+
+def totals(result: MatchResult) -> list[BotTotals]:
+    """Per bot: wins (sole rank 1), draws (shared rank 1), losses, placings, scores."""
+    rows = [BotTotals() for _ in result.names]
+    for outcome, seats in zip(result.outcomes, result.seatings, strict=True):
+        firsts = sum(1 for r in outcome.ranks if r == 1)
+        for seat, bot in enumerate(seats):
+            row = rows[bot]
+            rank = outcome.ranks[seat]
+            row.games += 1
+            row.placing += rank
+            if rank == 1 and firsts == 1:
+                row.wins += 1
+            elif rank == 1:
+                row.draws += 1
+            else:
+                row.losses += 1
+            if outcome.scores:
+                row.score += outcome.scores[seat]
+            row.faults += sum(1 for f in outcome.faults if f.seat == seat)
+    return rows
+
+
+def match_table(result: MatchResult, game: Game) -> Table:
+    """Wins/draws/losses, mean placing, total and mean game score, faults per bot."""
+    table = Table(title=f"{game.name}: {len(result.outcomes)} game(s)")
+    for column in ("bot", "games", "wins", "draws", "losses", "mean place", "score", "mean score", "faults"):
+        table.add_column(column, justify="left" if column == "bot" else "right")
+    for name, row in zip(result.names, totals(result), strict=True):
+        n = max(row.games, 1)
+        table.add_row(name, str(row.games), str(row.wins), str(row.draws), str(row.losses),
+                      f"{row.placing / n:.2f}", _score(row.score), f"{row.score / n:.2f}", str(row.faults))
+    return table

@@ -1,0 +1,72 @@
+"""Time controls: a per-decision limit, a game clock with increment, or both."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from protocol.messages import TimeControl as WireTimeControl
+
+
+class TimeControlError(ValueError):
+    """A time control the user wrote that cannot be understood."""
+
+
+def parse_seconds(text: str, what: str) -> float:
+    """'1.5', '1.5s' or '1500ms' as seconds; a clear error otherwise."""
+    raw = text.strip().lower()
+    scale = 1.0
+    if raw.endswith("ms"):
+        raw, scale = raw[:-2], 0.001
+    elif raw.endswith("s"):
+        raw = raw[:-1]
+    try:
+        value = float(raw) * scale
+    except ValueError:
+        raise TimeControlError(f"{what}: {text!r} is not a time (write e.g. 0.5, 2s or 500ms)") from None
+    if value <= 0:
+        raise TimeControlError(f"{what}: {text!r} must be more than zero")
+    return value
+
+
+@dataclass(frozen=True)
+class TimeControl:
+    """Limits of one game. A decision's limit is the smaller of the per-move limit and
+    the clock's remaining time; the increment is added after each decision."""
+
+    per_move_s: float | None = 5.0
+    base_s: float | None = None
+    increment_s: float = 0.0
+
+    @classmethod
+    def parse(cls, per_move: str | None, clock: str | None) -> TimeControl:
+        """From the CLI's --time-per-move and --clock BASE+INC (seconds)."""
+        per_move_s = parse_seconds(per_move, "--time-per-move") if per_move else None
+        base_s: float | None = None
+        increment_s = 0.0
+        if clock:
+            base, _, inc = clock.partition("+")
+            base_s = parse_seconds(base, "--clock base")
+            if inc:
+                increment_s = 0.0 if inc.strip() in ("0", "0s", "0ms") else parse_seconds(inc, "--clock increment")
+        if per_move_s is None and base_s is None:
+            per_move_s = cls.per_move_s
+        return cls(per_move_s, base_s, increment_s)
+
+    def describe(self) -> str:
+        """The record's TimeControl tag, e.g. 'move=1s clock=60s+0.5s'."""
+        parts = []
+        if self.per_move_s is not None:
+            parts.append(f"move={self.per_move_s:g}s")
+        if self.base_s is not None:
+            parts.append(f"clock={self.base_s:g}s+{self.increment_s:g}s")
+        return " ".join(parts) or "none"
+
+    def wire(self) -> WireTimeControl:
+        def ms(s: float | None) -> int | None:
+            return None if s is None else round(s * 1000)
+
+        return WireTimeControl(
+            per_move_ms=ms(self.per_move_s),
+            base_ms=ms(self.base_s),
+            increment_ms=ms(self.increment_s) if self.base_s is not None else None,
+        )

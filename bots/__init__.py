@@ -1,0 +1,1 @@
+"""Bots shipped with the arena: run as scripts (python bots/NAME.py), importable for tests."""

@@ -1,0 +1,89 @@
+"""The command line as a user meets it: outputs, exit codes and error messages."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.record import read_record_file, write_records
+
+runner = CliRunner()
+
+
+def invoke(*args: str) -> tuple[int, str]:
+    result = runner.invoke(app, list(args))
+    return result.exit_code, result.output
+
+
+def test_games_lists_btt_with_seats_and_options() -> None:
+    code, out = invoke("games")
+    assert code == 0
+    assert "btt" in out and "2-6" in out and "board=wedge|rect" in out
+
+
+def test_legal_lists_actions_in_ascii_order() -> None:
+    code, out = invoke("legal", "btt", "--players", "2")
+    assert code == 0
+    lines = out.split()
+    assert len(lines) == 32 and lines == sorted(lines) and lines[0] == "Na1"
+    code, out = invoke("legal", "btt", "--players", "2", "Nc3", "Rd2")
+    assert code == 0
+    assert out.split() == sorted(f"{size}{sq}>d2" for size in "123" for sq in ("c2", "d1", "d3", "e2"))
+
+
+def test_legal_names_an_illegal_action_and_its_index() -> None:
+    code, out = invoke("legal", "btt", "--players", "2", "Nc3", "Nd2")
+    assert code == 1
+    assert "action 2 'Nd2'" in out
+
+
+def test_perft_prints_depth_and_count() -> None:
+    code, out = invoke("perft", "btt", "3", "--players", "2")
+    assert code == 0
+    assert out.splitlines() == ["1 32", "2 992", "3 9360"]
+
+
+def test_bad_input_gets_a_clear_error() -> None:
+    code, out = invoke("legal", "nope")
+    assert code == 2 and "unknown game 'nope'" in out
+    code, out = invoke("legal", "btt", "--option", "board=hex")
+    assert code == 2 and "board" in out
+    code, out = invoke("legal", "btt", "--players", "9")
+    assert code == 2 and "2 to 6" in out
+    code, out = invoke("play", "btt", "random", "no-such-bot-xyz")
+    assert code == 2 and "no-such-bot-xyz" in out
+    code, out = invoke("play", "btt", "random", "random", "--clock", "abc")
+    assert code == 2 and "--clock" in out
+
+
+def test_play_writes_a_record_that_verifies_and_replays(tmp_path: Path) -> None:
+    record = tmp_path / "game.pgn"
+    code, out = invoke("play", "btt", "random", "random", "--seed", "7", "--games", "2", "--out", str(record))
+    assert code == 0, out
+    games = read_record_file(record)
+    assert len(games) == 2
+    assert [g.tags["Player0"] for g in games] == ["random", "random-2"]
+    assert [g.tags["Player1"] for g in games] == ["random-2", "random"]
+    code, out = invoke("verify", str(record))
+    assert code == 0 and "2 game(s) verified" in out
+    code, out = invoke("replay", str(record), "--game", "2", "--ply", "6")
+    assert code == 0
+    code, out = invoke("replay", str(record))
+    assert code == 0 and "termination normal" in out
+
+
+def test_verify_rejects_a_tampered_record(tmp_path: Path) -> None:
+    record = tmp_path / "game.pgn"
+    assert invoke("play", "btt", "random", "random", "--out", str(record))[0] == 0
+    games = read_record_file(record)
+    games[0].tags["Ranks"] = "2,1" if games[0].tags["Ranks"] == "1,2" else "1,2"
+    record.write_text(write_records(games))
+    code, out = invoke("verify", str(record))
+    assert code == 1 and "failed verification" in out
+
+
+def test_replay_of_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
+    code, out = invoke("replay", str(tmp_path / "none.pgn"))
+    assert code == 2 and "no such record file" in out
