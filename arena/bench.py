@@ -46,7 +46,7 @@ def typical_request() -> bytes:
     """A mid-game two-seat BTT request as the referee would send it."""
     game = get_game("btt")
     state = game.new_state(2, {})
-    actions = []
+    actions: list[str] = []
     for _ in range(12):
         action = state.legal_actions()[len(actions) % 3]
         actions.append(action)

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from arena import __version__
-from arena.botnames import BotNameError, resolve_bot, shipped_names
+from arena.botnames import BotNameError, resolve_bot
 from arena.games import GAMES, TERMINAL, GameError, get_game
 from arena.games.base import CHANCE, Game, State
 from arena.match import MatchConfig, MatchResult, play_match
@@ -83,21 +83,36 @@ def new_state(game: Game, players: int | None, options: dict[str, str]) -> State
 
 
 def run_trio(main: Callable[[], Awaitable[T]]) -> T:
-    """Run async work; SIGTERM and SIGHUP act like Ctrl-C so bots are always reaped."""
+    """Run async work; SIGTERM and SIGHUP act like Ctrl-C (KeyboardInterrupt) and in
+    every case the bots are killed and reaped before this returns or raises."""
+    results: list[T] = []
+    interrupted = False
 
-    async def guarded() -> T:
+    async def guarded() -> None:
+        nonlocal interrupted
         with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
             async with trio.open_nursery() as nursery:
+
                 async def watch() -> None:
+                    nonlocal interrupted
                     async for _ in signals:
-                        raise KeyboardInterrupt
+                        interrupted = True
+                        nursery.cancel_scope.cancel()
 
                 nursery.start_soon(watch)
-                result = await main()
+                results.append(await main())
                 nursery.cancel_scope.cancel()
-                return result
 
-    return trio.run(guarded)
+    try:
+        trio.run(guarded)
+    except BaseExceptionGroup as group:
+        interrupts, rest = group.split(KeyboardInterrupt)
+        if rest is not None:
+            raise
+        raise KeyboardInterrupt from None
+    if interrupted or not results:
+        raise KeyboardInterrupt
+    return results[0]
 
 
 @app.callback(invoke_without_command=True)

@@ -18,7 +18,7 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,6 +97,14 @@ def _child_setup(limits: Limits) -> Callable[[], None]:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
     return setup
+
+
+async def _quietly(task: Callable[[], Awaitable[None]]) -> None:
+    """Run a background task that may find its fd closed under it by kill()."""
+    try:
+        await task()
+    except (trio.ClosedResourceError, trio.BusyResourceError, OSError, ValueError):
+        pass
 
 
 def processes_in_group(pgid: int) -> list[int]:
@@ -186,14 +194,13 @@ class BotProcess:
 
     async def _background(self) -> None:
         """Stderr drain and exit watcher; they end quietly when kill() closes their fds."""
+        if self._tasks.cancel_called:  # killed before this task first ran
+            return
         with self._tasks:
-            try:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(self._drain_stderr)
-                    if self._pidfd >= 0:
-                        nursery.start_soon(self._watch_exit)
-            except (trio.ClosedResourceError, OSError):
-                pass
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(_quietly, self._drain_stderr)
+                if self._pidfd >= 0:
+                    nursery.start_soon(_quietly, self._watch_exit)
 
     @property
     def running(self) -> bool:

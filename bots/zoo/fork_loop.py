@@ -1,0 +1,18 @@
+"""At its k-th request forks up to ZOO_MAX_FORKS children (bounded: a process limit does
+not bind root), stopping early if fork fails, then hangs."""
+import os, sys, time
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from _base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+
+def forks(m: dict[str, object]) -> bool:
+    for _ in range(int(os.environ.get("ZOO_MAX_FORKS", "200"))):
+        try:
+            if os.fork() == 0:
+                time.sleep(3600)
+                os._exit(0)
+        except OSError:
+            break
+    while True:
+        time.sleep(3600)
+
+play(forks, "zoo-fork-loop")
