@@ -90,25 +90,38 @@ class RefereeRun:
     records: list[GameRecord]
 
 
-async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> list[MatchResult]:
+async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> tuple[list[MatchResult], float, float]:
+    """Run the matches; all wait at a gate until every bot has started, so the clock
+    and CPU figures measure play, not process start-up. Returns the results and the
+    wall and CPU time at the gate."""
     game = get_game("btt")
     results: list[MatchResult] = []
+    waiting = concurrent
+    gate = trio.Event()
+    opened = [0.0, 0.0]
+
+    async def arrive() -> None:
+        nonlocal waiting
+        waiting -= 1
+        if waiting == 0:
+            opened[:] = [time.perf_counter(), time.process_time()]
+            gate.set()
+        await gate.wait()
 
     async def one(index: int) -> None:
         config = MatchConfig(game, {}, TimeControl(per_move_s=5.0), seed=index, games=games_each, event="bench")
-        results.append(await play_match(config, specs))
+        results.append(await play_match(config, specs, on_started=arrive))
 
     async with trio.open_nursery() as nursery:
         for index in range(concurrent):
             nursery.start_soon(one, index)
-    return results
+    return results, opened[0], opened[1]
 
 
 def referee_run(specs: list[BotSpec], concurrent: int, games_each: int) -> RefereeRun:
-    """Play BTT matches concurrently; decisions, wall time and the referee's own CPU."""
-    cpu = time.process_time()
-    wall = time.perf_counter()
-    results = trio.run(_matches, specs, concurrent, games_each)
+    """Play BTT matches concurrently; decisions, wall time and the referee's own CPU,
+    from the moment every bot is up to the end of the last game."""
+    results, wall, cpu = trio.run(_matches, specs, concurrent, games_each)
     wall = time.perf_counter() - wall
     cpu = time.process_time() - cpu
     decisions = sum(o.decisions for r in results for o in r.outcomes)
@@ -163,7 +176,7 @@ def run_bench(console: Console, decisions: int) -> None:
         for label, spec in bots:
             bare = trio.run(bare_round_trip, spec, max(decisions // 4, 200))
             for concurrent in (1, 8, 32):
-                run = referee_run([spec, spec], concurrent, max(1, games_for // concurrent))
+                run = referee_run([spec, spec], concurrent, max(4, games_for // concurrent))
                 throughput.add_row(label, str(concurrent), str(run.decisions),
                                    f"{run.decisions / run.wall_s:,.0f}", f"{run.cpu_s / run.decisions * 1e6:.0f} us",
                                    f"{bare * 1e6:.0f} us", f"{1 / bare:,.0f}")

@@ -8,7 +8,7 @@ and reaped before play_match returns or raises.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -94,6 +94,7 @@ async def play_match(
     specs: list[BotSpec],
     on_game: GameDone | None = None,
     watcher: Watcher | None = None,
+    on_started: Callable[[], Awaitable[None]] | None = None,
 ) -> MatchResult:
     """Play config.games games between the bots of `specs` (one per seat)."""
     specs = unique_names(specs)
@@ -117,6 +118,8 @@ async def play_match(
                 seats = seating(index, len(players))
                 seated = [players[b] for b in seats]
                 startup = await _start_all(seated, nursery)
+                if index == 0 and on_started is not None:
+                    await on_started()  # the benchmark's gate: time play, not start-up
                 setup = GameSetup(
                     game=config.game, options=options, time_control=config.time_control,
                     seed=game_seed(config.seed, index, len(players)), event=config.event,

@@ -343,22 +343,23 @@ class BotProcess:
                     "oversized-line",
                     f"the bot wrote more than {self.limits.max_line_bytes} bytes without a newline",
                 )
+            if not self._exited:
+                scope = trio.CancelScope(deadline=deadline)
+                self._read_scope = scope
+                with scope:
+                    await trio.lowlevel.wait_readable(self._stdout)
+                self._read_scope = None
+                if scope.cancelled_caught and not self._exited:
+                    raise BotFault("time-out", "no answer in time")
             try:
                 chunk = os.read(self._stdout, 1 << 16)
             except BlockingIOError:
-                chunk = None
-            if chunk:
-                buf += chunk
+                if self._exited:
+                    raise await self._gone() from None
                 continue
-            if chunk is not None or self._exited:
+            if not chunk:
                 raise await self._gone()
-            scope = trio.CancelScope(deadline=deadline)
-            self._read_scope = scope
-            with scope:
-                await trio.lowlevel.wait_readable(self._stdout)
-            self._read_scope = None
-            if scope.cancelled_caught and not self._exited:
-                raise BotFault("time-out", "no answer in time")
+            buf += chunk
 
     def close_stdin(self) -> None:
         """Tell the bot there is no more input (after quit)."""

@@ -79,6 +79,38 @@ def _comment(elapsed: float, action: Action) -> str:
     return text
 
 
+def game_tags(
+    setup: GameSetup,
+    names: list[str],
+    ranks: tuple[int, ...],
+    scores: tuple[float, ...] | None,
+    termination: str,
+    detail: str,
+    plies: int,
+) -> dict[str, str]:
+    """The record's tag pairs, in the standard order."""
+    tags = {
+        "Event": setup.event,
+        "Date": date.today().strftime("%Y.%m.%d"),
+        "Round": setup.round,
+        "Game": setup.game.id,
+        "Options": ",".join(f"{k}={v}" for k, v in setup.options.items()),
+        "Seats": str(len(names)),
+    }
+    for seat, name in enumerate(names):
+        tags[f"Player{seat}"] = name
+    tags["Seed"] = str(setup.seed)
+    tags["TimeControl"] = setup.time_control.describe()
+    tags["Ranks"] = format_ranks(ranks)
+    if scores is not None:
+        tags["Scores"] = format_scores(scores)
+    tags["Termination"] = termination
+    if detail:
+        tags["TerminationDetail"] = detail
+    tags["Plies"] = str(plies)
+    return tags
+
+
 class Referee:
     """Plays one game; bots must already be started (the match owns their lifetimes)."""
 
@@ -255,28 +287,10 @@ class Referee:
         setup = self.setup
         ranks, scores = self._ranks()
         termination = self.faults[0].reason if self.faults else "normal"
-        tags = {
-            "Event": setup.event,
-            "Date": date.today().strftime("%Y.%m.%d"),
-            "Round": setup.round,
-            "Game": setup.game.id,
-            "Options": ",".join(f"{k}={v}" for k, v in setup.options.items()),
-            "Seats": str(len(self.players)),
-        }
-        for seat, player in enumerate(self.players):
-            tags[f"Player{seat}"] = player.name
-        tags["Seed"] = str(setup.seed)
-        tags["TimeControl"] = setup.time_control.describe()
-        tags["Ranks"] = format_ranks(ranks)
-        if scores is not None:
-            tags["Scores"] = format_scores(scores)
-        tags["Termination"] = termination
-        if self.faults:
-            tags["TerminationDetail"] = "; ".join(
-                f"seat {f.seat} ({self.players[f.seat].name}) {f.reason} at ply {f.ply}: {f.detail}"
-                for f in self.faults
-            )
-        tags["Plies"] = str(len(self.plies))
+        detail = "; ".join(
+            f"seat {f.seat} ({self.players[f.seat].name}) {f.reason} at ply {f.ply}: {f.detail}" for f in self.faults
+        )
+        tags = game_tags(setup, [p.name for p in self.players], ranks, scores, termination, detail, len(self.plies))
         record = GameRecord(tags=tags, plies=self.plies)
         decisions = sum(1 for p in self.plies if not p.chance and p.comment != "forced")
         return GameOutcome(record, ranks, scores, list(self.faults), termination, decisions, self.think_s)
