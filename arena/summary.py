@@ -66,7 +66,7 @@ def match_table(result: MatchResult, game: Game) -> Table:
     """Wins/draws/losses, mean placing, total and mean game score, faults per bot."""
     table = Table(title=f"{game.name}: {len(result.outcomes)} game(s)")
     for column in ("bot", "games", "wins", "draws", "losses", "mean place", "score", "mean score", "faults"):
-        table.add_column(column, justify="left" if column == "bot" else "right")
+        table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for name, row in zip(result.names, totals(result), strict=True):
         n = max(row.games, 1)
         table.add_row(name, str(row.games), str(row.wins), str(row.draws), str(row.losses),
