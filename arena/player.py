@@ -6,6 +6,7 @@ Every failure surfaces as a BotFault whose reason is the record's termination co
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -103,17 +104,26 @@ class BotPlayer:
         assert self.process is not None
         await self.process.write(encode(message), trio.current_time() + timeout_s)
 
-    async def ask(self, request: Request, limit_s: float) -> tuple[Action, float]:
+    async def ask(
+        self, request: Request, limit_s: float, scope: trio.CancelScope | None = None
+    ) -> tuple[Action, float]:
         """Send a request and return the bot's action and the seconds it took, measured
-        from the request written to the answer's line complete."""
+        from the request written to the answer's line complete.
+
+        With `scope`, the caller has set its deadline and handles its cancellation (see
+        `interrupted`); without, the limit is enforced here."""
         process = self.process
         assert process is not None
         if process.pending_line():
             raise BotFault("unexpected-message", "the bot wrote output it was not asked for")
-        data = encode(request)
-        await process.write(data, trio.current_time() + limit_s + self.timing.grace_s)
+        if scope is None:
+            deadline = trio.current_time() + limit_s + self.timing.grace_s
+        else:
+            deadline = math.inf
+            process.interrupt = scope
+        await process.write(encode(request), deadline)
         sent = time.perf_counter()
-        line = await process.read_line(trio.current_time() + limit_s + self.timing.grace_s)
+        line = await process.read_line(deadline)
         elapsed = time.perf_counter() - sent
         message = self._decode(line)
         if process.buffered:
@@ -121,8 +131,16 @@ class BotPlayer:
         if not isinstance(message, Action):
             raise BotFault("unexpected-message", f"expected an action, got a {type(message).__name__.lower()} message")
         if elapsed > limit_s + self.timing.grace_s:
-            raise BotFault("time-out", f"answered after {elapsed * 1000:.0f} ms, limit {limit_s * 1000:.0f} ms")
+            raise BotFault("time-out", f"answered after {elapsed * 1000:.0f} ms")
         return message, elapsed
+
+    async def interrupted(self, limit_s: float) -> BotFault:
+        """The fault of a bot whose request was cancelled by the caller's scope: it died,
+        or it did not answer within the limit."""
+        process = self.process
+        if process is not None and not process.running:
+            return await process.gone()
+        return BotFault("time-out", f"no answer within {limit_s * 1000:.0f} ms")
 
     async def quit(self) -> None:
         """Ask the bot to exit, give it a moment, then kill its group whatever it did."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import math
 import os
 import resource
 import signal
@@ -152,6 +153,9 @@ class BotProcess:
         self._scan = 0
         self._exited = False
         self._read_scope: trio.CancelScope | None = None
+        self.interrupt: trio.CancelScope | None = None
+        """A caller's scope to cancel when the bot dies mid-read (when reading with an
+        infinite deadline, the caller enforces the time limit with that scope)."""
         self._tasks = trio.CancelScope()
         self.stderr_bytes = 0
 
@@ -204,7 +208,10 @@ class BotProcess:
 
     @property
     def running(self) -> bool:
-        return self.proc is not None and not self._exited and self.proc.poll() is None
+        """Whether the process lives: the pidfd watcher's word, else a waitpid."""
+        if self.proc is None or self._exited:
+            return False
+        return self._pidfd >= 0 or self.proc.poll() is None
 
     def kill(self) -> None:
         """Kill the whole process group and reap everything; safe to call twice."""
@@ -272,12 +279,13 @@ class BotProcess:
     async def _watch_exit(self) -> None:
         await trio.lowlevel.wait_readable(self._pidfd)
         self._exited = True
-        if self._read_scope is not None:
-            self._read_scope.cancel()
+        for scope in (self._read_scope, self.interrupt):
+            if scope is not None:
+                scope.cancel()
 
     # ---- talking -----------------------------------------------------------------------
 
-    async def _gone(self) -> BotFault:
+    async def gone(self) -> BotFault:
         """The fault for a bot whose process is gone or whose pipe closed."""
         assert self.proc is not None
         code = self.proc.poll()
@@ -299,12 +307,12 @@ class BotProcess:
             except BlockingIOError:
                 with trio.move_on_at(deadline) as scope:
                     await trio.lowlevel.wait_writable(self._stdin)
-                if scope.cancelled_caught:
+                if scope.cancelled_caught and not self._exited:
                     raise BotFault("time-out", "the bot did not read its input in time") from None
                 continue
             except (BrokenPipeError, OSError) as exc:
                 if isinstance(exc, BrokenPipeError) or exc.errno in (errno.EPIPE, errno.EBADF):
-                    raise await self._gone() from None
+                    raise await self.gone() from None
                 raise
             view = view[sent:]
 
@@ -343,7 +351,11 @@ class BotProcess:
                     "oversized-line",
                     f"the bot wrote more than {self.limits.max_line_bytes} bytes without a newline",
                 )
-            if not self._exited:
+            if self._exited:
+                pass
+            elif deadline == math.inf:
+                await trio.lowlevel.wait_readable(self._stdout)
+            else:
                 scope = trio.CancelScope(deadline=deadline)
                 self._read_scope = scope
                 with scope:
@@ -355,10 +367,10 @@ class BotProcess:
                 chunk = os.read(self._stdout, 1 << 16)
             except BlockingIOError:
                 if self._exited:
-                    raise await self._gone() from None
+                    raise await self.gone() from None
                 continue
             if not chunk:
-                raise await self._gone()
+                raise await self.gone()
             buf += chunk
 
     def close_stdin(self) -> None:

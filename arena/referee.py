@@ -8,10 +8,13 @@ and ranked last while the referee plays its remaining decisions (3 or more seats
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date
+
+import trio
 
 from arena.games.base import CHANCE, TERMINAL, Game, State, competition_ranks
 from arena.player import BotPlayer
@@ -141,6 +144,8 @@ class Referee:
         self.cursor = [0] * n
         self._turn = 0
         self._last_actor: int | None = None
+        self._scope = trio.CancelScope()
+        self._asking = (0, 0.0)
 
     # ---- bookkeeping ---------------------------------------------------------------
 
@@ -205,7 +210,11 @@ class Referee:
         try:
             if not player.alive:
                 raise BotFault("crash", "the bot was not running at its turn")
-            answer, elapsed = await player.ask(request, limit)
+            self._asking = (seat, limit)
+            scope = self._scope
+            scope.deadline = trio.current_time() + limit + player.timing.grace_s
+            answer, elapsed = await player.ask(request, limit, scope)
+            scope.deadline = math.inf
             if not state.is_legal(answer.action):
                 shown = answer.action[:60]
                 raise BotFault("illegal-action", f"{shown!r} is not legal at ply {len(self.plies) + 1}")
@@ -242,22 +251,35 @@ class Referee:
         return len(self.players) - len(self.removed) <= 1 or (len(self.players) == 2 and bool(self.removed))
 
     async def play(self) -> GameOutcome:
-        """Play the game to its end (or to the forfeit that ends it)."""
+        """Play the game to its end (or to the forfeit that ends it).
+
+        One cancel scope spans many decisions, its deadline moved to each decision's
+        limit, because entering a scope per decision costs more than the pipe itself.
+        When it fires, the seat being asked timed out or died."""
         await self._start()
+        while True:
+            self._scope = trio.CancelScope()
+            with self._scope:
+                await self._play_decisions()
+                break
+            seat, limit = self._asking
+            self._fault(seat, await self.players[seat].interrupted(limit))
+        outcome = self._outcome()
+        await self._finish(outcome)
+        return outcome
+
+    async def _play_decisions(self) -> None:
         state = self.state
         while not self._game_over_by_faults():
             seat = state.current()
             if seat == TERMINAL:
-                break
+                return
             if seat == CHANCE:
                 self._record_ply(CHANCE, state.sample_chance(self.rng), None)
             elif seat in self.removed:
                 self._record_ply(seat, state.forced_action(), "forced")
             else:
                 await self._decide(seat)
-        outcome = self._outcome()
-        await self._finish(outcome)
-        return outcome
 
     def _ranks(self) -> tuple[tuple[int, ...], tuple[float, ...] | None]:
         """The game's ranks, overridden by faults: faulted seats last, the first to

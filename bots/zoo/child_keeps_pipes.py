@@ -1,7 +1,7 @@
 """Starts a child that keeps the pipes open, then exits at its k-th request."""
 import os, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
 
 if os.fork() == 0:
     time.sleep(3600)

@@ -1,8 +1,8 @@
 """At its k-th request forks up to ZOO_MAX_FORKS children (bounded: a process limit does
 not bind root), stopping early if fork fails, then hangs."""
 import os, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
 
 def forks(m: dict[str, object]) -> bool:
     for _ in range(int(os.environ.get("ZOO_MAX_FORKS", "200"))):

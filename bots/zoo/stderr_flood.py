@@ -1,8 +1,8 @@
 """Floods stderr with 50 MB from a thread while playing correctly."""
 import threading
 import os, sys, time
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from _base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
 
 def flood() -> None:
     chunk = b"flood " * 10000
