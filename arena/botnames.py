@@ -27,16 +27,25 @@ class BotNameError(ValueError):
     """A bot the user named cannot be started."""
 
 
-def shipped_names(game_id: str | None = None) -> list[str]:
-    """Short names available (for help texts and errors)."""
-    names = list(SHIPPED)
-    for kind in PER_GAME:
-        for path in sorted(BOTS_DIR.glob(f"*_{kind}.py")):
-            game = path.stem[: -len(kind) - 1].replace("_", "-")
-            if game_id is None or game == game_id:
-                names.append(kind if game_id else f"{game}-{kind}")
-    names += [f"zoo/{p.stem}" for p in sorted((BOTS_DIR / "zoo").glob("[a-z]*.py"))]
-    return names
+def shipped_bots(game_id: str) -> dict[str, Path]:
+    """Every short name usable in `game_id`, with its script: `random`, `random-js`,
+    `greedy` (bots/<game>_greedy.py), `<game>-greedy` for any game, `zoo/<name>`."""
+    bots = {name: BOTS_DIR / script for name, script in SHIPPED.items()}
+    for path in sorted(BOTS_DIR.glob("*_*.py")):
+        for kind in PER_GAME:
+            if path.stem.endswith(f"_{kind}"):
+                game = path.stem[: -len(kind) - 1].replace("_", "-")
+                bots[f"{game}-{kind}"] = path
+                if game == game_id:
+                    bots[kind] = path
+    for path in sorted((BOTS_DIR / "zoo").glob("[a-z]*.py")):
+        bots[f"zoo/{path.stem}"] = path
+    return bots
+
+
+def shipped_names(game_id: str) -> list[str]:
+    """Short names available for `game_id` (for help texts and errors)."""
+    return [name for name in shipped_bots(game_id) if not name.startswith("zoo/")]
 
 
 def _script_command(path: Path) -> list[str]:
@@ -55,32 +64,32 @@ def resolve_bot(text: str, game_id: str) -> BotSpec:
     name = text.strip()
     if not name:
         raise BotNameError("an empty bot name: give a shipped bot's name or a command line")
-    script: str | None = SHIPPED.get(name)
-    if script is None and name in PER_GAME:
-        script = f"{game_id.replace('-', '_')}_{name}.py"
-        if not (BOTS_DIR / script).exists():
-            raise BotNameError(f"there is no {name} bot for {game_id} (shipped: {', '.join(shipped_names(game_id))})")
-    if script is None and name.startswith("zoo/"):
-        script = f"zoo/{name[4:]}.py"
-    if script is None:
-        for kind in PER_GAME:
-            if name.endswith(f"-{kind}") and (BOTS_DIR / f"{name[: -len(kind) - 1].replace('-', '_')}_{kind}.py").exists():
-                script = f"{name[: -len(kind) - 1].replace('-', '_')}_{kind}.py"
-    if script is not None:
-        path = BOTS_DIR / script
-        if not path.exists():
-            raise BotNameError(f"no shipped bot {name!r} (shipped: {', '.join(shipped_names(game_id))})")
-        return BotSpec(name, _script_command(path))
+    shipped = shipped_bots(game_id)
+    if name in shipped:
+        return BotSpec(name, _script_command(shipped[name]))
+    if name in PER_GAME:
+        raise BotNameError(f"there is no {name} bot for {game_id} (shipped: {', '.join(shipped_names(game_id))})")
     try:
         argv = shlex.split(name)
     except ValueError as exc:
         raise BotNameError(f"cannot parse the command {name!r}: {exc}") from None
+    if not argv:
+        raise BotNameError("an empty command line")
     program = argv[0]
-    if argv[0].endswith(".py") and Path(argv[0]).exists():
+    if program.endswith(".py") and Path(program).exists():
         argv = [sys.executable, *argv]
     elif shutil.which(program) is None and not Path(program).exists():
         raise BotNameError(
             f"{program!r} is neither a shipped bot ({', '.join(shipped_names(game_id))}) "
             "nor a command found on PATH"
         )
-    return BotSpec(Path(program).name if len(argv) == 1 else Path(argv[-1]).stem, argv)
+    return BotSpec(_display_name(argv), argv)
+
+
+def _display_name(argv: list[str]) -> str:
+    """The stem of the first argument that is a file (`python3 bots/mine.py` -> mine),
+    else the program's name."""
+    for arg in argv[1:]:
+        if Path(arg).is_file():
+            return Path(arg).stem
+    return Path(argv[0]).name

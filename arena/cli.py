@@ -45,6 +45,9 @@ OptionArg = Annotated[
     list[str] | None,
     typer.Option("--option", "-o", help="Variant option KEY=VALUE (repeatable); see `arena games`."),
 ]
+PlayersArg = Annotated[
+    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
+]
 SeedArg = Annotated[int, typer.Option("--seed", help="Seed for chance (dice, deals); same seed, same game.")]
 
 
@@ -145,9 +148,12 @@ def games_command() -> None:
 def legal_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt.")],
     actions: Annotated[list[str] | None, typer.Argument(help="Actions played so far, one argument each.")] = None,
-    players: Annotated[int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")] = None,
+    players: PlayersArg = None,
     option: OptionArg = None,
-    seed: SeedArg = 0,
+    seed: PlayersArg = Annotated[
+    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
+]
+SeedArg = 0,
 ) -> None:
     """Print the legal actions after ACTIONS, one per line in ASCII order.
 
@@ -172,9 +178,12 @@ def perft_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt.")],
     depth: Annotated[int, typer.Argument(min=1, help="Deepest level to count.")],
     actions: Annotated[list[str] | None, typer.Argument(help="Actions to play first (count from there).")] = None,
-    players: Annotated[int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")] = None,
+    players: PlayersArg = None,
     option: OptionArg = None,
-    seed: SeedArg = 0,
+    seed: PlayersArg = Annotated[
+    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
+]
+SeedArg = 0,
 ) -> None:
     """Print `DEPTH COUNT` for every depth 1..DEPTH: the number of legal action
     sequences of exactly that length (chance points are resolved from --seed)."""
@@ -214,7 +223,10 @@ def play_command(
         help="One bot per seat: a shipped bot's short name (random, greedy, random-js, zoo/NAME) "
         "or a command line in quotes, e.g. \"python3 mybot.py\".")],
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1,
-    seed: SeedArg = 0,
+    seed: PlayersArg = Annotated[
+    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
+]
+SeedArg = 0,
     out: Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")] = None,
     time_per_move: Annotated[str | None, typer.Option(
         "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock).")] = None,
@@ -224,8 +236,13 @@ def play_command(
     grace: Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")] = "20ms",
     watch: Annotated[bool, typer.Option("--watch", help="Draw the board after every turn.")] = False,
     option: OptionArg = None,
-    log_dir: Annotated[Path | None, typer.Option("--log-dir", help="Folder for the bots' stderr logs (default: a new temporary folder).")] = None,
-    memory_mb: Annotated[int | None, typer.Option("--memory-mb", help="Address-space limit per bot process, MiB.")] = None,
+    log_dir: Annotated[Path | None, typer.Option(
+        "--log-dir", help="Folder for the bots' stderr logs (default: a new temporary folder).")] = None,
+    memory_mb: Annotated[int | None, typer.Option(
+        "--memory-mb", help="Address-space limit per bot process, MiB.")] = None,
+    max_processes: Annotated[int | None, typer.Option(
+        "--max-processes",
+        help="Most processes a bot may run at once (a pids cgroup as root, else RLIMIT_NPROC).")] = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final table.")] = False,
 ) -> None:
     """Play a game or a match between bots and print the results."""
@@ -241,7 +258,7 @@ def play_command(
         raise fail(str(exc)) from None
     specs = _bot_specs(game, bots, {"ARENA_BOT_SEED": str(seed)})
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None)
+    limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None, processes=max_processes)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs,
                          limits=limits, timing=timing)
     result = _run_match(config, specs, out, watch, quiet)
@@ -351,7 +368,10 @@ def verify_command(
 @app.command("demo")
 def demo_command(
     out: Annotated[Path, typer.Option("--out", help="Record file to write (replaced).")] = Path("arena-demo.pgn"),
-    seed: SeedArg = 1,
+    seed: PlayersArg = Annotated[
+    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
+]
+SeedArg = 1,
 ) -> None:
     """A short demo: the bundled bots play Branches and Twigs and Thorns at several seat
     counts; prints the results and writes the records."""

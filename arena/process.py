@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
+import itertools
 import math
 import os
 import resource
@@ -85,11 +86,38 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-def _child_setup(limits: Limits) -> Callable[[], None]:
+PIDS_CGROUPS = Path("/sys/fs/cgroup/pids")
+
+
+def make_pids_cgroup(limit: int) -> Path | None:
+    """A cgroup (v1 pids controller) allowing at most `limit` processes, when we may
+    create one: RLIMIT_NPROC does not bind root, a pids cgroup binds everyone."""
+    if os.geteuid() != 0 or not os.access(PIDS_CGROUPS, os.W_OK):
+        return None
+    group = PIDS_CGROUPS / f"arena-{os.getpid()}-{next(_cgroup_ids)}"
+    try:
+        group.mkdir()
+        (group / "pids.max").write_text(str(limit))
+    except OSError:
+        return None
+    return group
+
+
+def remove_cgroup(group: Path) -> None:
+    with contextlib.suppress(OSError):
+        group.rmdir()
+
+
+_cgroup_ids = itertools.count()
+
+
+def _child_setup(limits: Limits, cgroup: Path | None) -> Callable[[], None]:
     """Runs in the child between fork and exec: die with the referee, apply limits."""
 
     def setup() -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+        if cgroup is not None:
+            (cgroup / "cgroup.procs").write_text(str(os.getpid()))
         if limits.memory_bytes is not None:
             resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         if limits.cpu_seconds is not None:
@@ -158,6 +186,7 @@ class BotProcess:
         infinite deadline, the caller enforces the time limit with that scope)."""
         self._tasks = trio.CancelScope()
         self.stderr_bytes = 0
+        self._cgroup: Path | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
 
@@ -167,6 +196,8 @@ class BotProcess:
         env = dict(os.environ)
         env.update(self.spec.env)
         become_subreaper()
+        if self.limits.processes is not None:
+            self._cgroup = make_pids_cgroup(self.limits.processes)
         try:
             self.proc = subprocess.Popen(
                 self.spec.command,
@@ -176,7 +207,7 @@ class BotProcess:
                 cwd=self.spec.cwd,
                 env=env,
                 start_new_session=True,
-                preexec_fn=_child_setup(self.limits),
+                preexec_fn=_child_setup(self.limits, self._cgroup),
                 close_fds=True,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
@@ -224,6 +255,9 @@ class BotProcess:
         with contextlib.suppress(ChildProcessError):
             proc.wait()
         self._reap_group()
+        if self._cgroup is not None:
+            remove_cgroup(self._cgroup)
+            self._cgroup = None
         for fd in (self._stdin, self._stdout, self._stderr, self._pidfd):
             if fd >= 0:
                 trio.lowlevel.notify_closing(fd)

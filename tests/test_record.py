@@ -167,7 +167,8 @@ def test_reading_then_writing_is_byte_identical() -> None:
     assert first.tags["Opening"] == "C:\\games"
     assert first.plies[:3] == [Ply(1, "add 2", False, "12ms score=0.31"), Ply(1, "add 2", False, "3ms"),
                                Ply(2, "bonus 1", True)]
-    assert first.plies[-1] == Ply(5, 'say "hi"', False, "a comment long enough to need a line of its own, as it cannot share one with its action")
+    comment = "a comment long enough to need a line of its own, as it cannot share one with its action"
+    assert first.plies[-1] == Ply(5, 'say "hi"', False, comment)
     assert second.plies == [] and second.termination == "time-out"
 
 

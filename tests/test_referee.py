@@ -17,7 +17,7 @@ from arena.botnames import resolve_bot
 from arena.games import get_game
 from arena.match import MatchConfig, MatchResult, play_match
 from arena.player import Timing
-from arena.process import BotSpec, Limits, processes_in_group
+from arena.process import PIDS_CGROUPS, BotSpec, Limits, processes_in_group
 from arena.replay import verify
 from arena.timecontrol import TimeControl
 
@@ -94,6 +94,17 @@ def test_stderr_flood_is_capped_and_the_game_is_normal(tmp_path: Path) -> None:
     assert result.outcomes[0].termination == "normal"
     logs = sorted(tmp_path.glob("1-*.log"))
     assert logs and logs[0].stat().st_size <= cap + 200
+    assert_no_leftovers(result)
+
+
+def test_fork_loop_is_held_by_the_process_limit(tmp_path: Path) -> None:
+    if os.geteuid() == 0 and not os.access(PIDS_CGROUPS, os.W_OK):
+        pytest.skip("root without a writable pids cgroup: no process limit can bind")
+    result = run([random_bot(), zoo("fork_loop", ply=1)], per_move=0.5, tmp=tmp_path, limits=Limits(processes=12))
+    assert result.outcomes[0].termination == "time-out"
+    log = next(tmp_path.glob("1-*.log")).read_text()
+    forked = int(log.split("forked ")[1].split()[0])
+    assert forked < 12
     assert_no_leftovers(result)
 
 

@@ -1,7 +1,11 @@
 """Closes its stdout at its k-th request and keeps running."""
-import os, sys, time
+import os
+import sys
+import time
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+
 
 def close(m: dict[str, object]) -> bool:
     sys.stdout.flush()

@@ -1,10 +1,15 @@
 """At its k-th request forks up to ZOO_MAX_FORKS children (bounded: a process limit does
 not bind root), stopping early if fork fails, then hangs."""
-import os, sys, time
+import os
+import sys
+import time
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
 
+
 def forks(m: dict[str, object]) -> bool:
+    forked = 0
     for _ in range(int(os.environ.get("ZOO_MAX_FORKS", "200"))):
         try:
             if os.fork() == 0:
@@ -12,6 +17,9 @@ def forks(m: dict[str, object]) -> bool:
                 os._exit(0)
         except OSError:
             break
+        forked += 1
+    sys.stderr.write(f"forked {forked} children\n")
+    sys.stderr.flush()
     while True:
         time.sleep(3600)
 

@@ -1,7 +1,10 @@
 """Writes a 10 MB line at its k-th request."""
-import os, sys, time
+import os
+import sys
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+
 
 def huge(m: dict[str, object]) -> bool:
     chunk = b"x" * (1 << 20)

@@ -1,8 +1,11 @@
 """Floods stderr with 50 MB from a thread while playing correctly."""
+import os
+import sys
 import threading
-import os, sys, time
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+
 
 def flood() -> None:
     chunk = b"flood " * 10000

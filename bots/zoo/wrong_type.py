@@ -1,7 +1,10 @@
 """Answers its k-th request with a ready message instead of an action."""
-import os, sys, time
+import os
+import sys
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
 from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+
 
 def wrong(m: dict[str, object]) -> bool:
     send({"type": "ready", "name": "x"})
