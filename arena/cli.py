@@ -150,10 +150,7 @@ def legal_command(
     actions: Annotated[list[str] | None, typer.Argument(help="Actions played so far, one argument each.")] = None,
     players: PlayersArg = None,
     option: OptionArg = None,
-    seed: PlayersArg = Annotated[
-    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
-]
-SeedArg = 0,
+    seed: SeedArg = 0,
 ) -> None:
     """Print the legal actions after ACTIONS, one per line in ASCII order.
 
@@ -180,10 +177,7 @@ def perft_command(
     actions: Annotated[list[str] | None, typer.Argument(help="Actions to play first (count from there).")] = None,
     players: PlayersArg = None,
     option: OptionArg = None,
-    seed: PlayersArg = Annotated[
-    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
-]
-SeedArg = 0,
+    seed: SeedArg = 0,
 ) -> None:
     """Print `DEPTH COUNT` for every depth 1..DEPTH: the number of legal action
     sequences of exactly that length (chance points are resolved from --seed)."""
@@ -223,10 +217,7 @@ def play_command(
         help="One bot per seat: a shipped bot's short name (random, greedy, random-js, zoo/NAME) "
         "or a command line in quotes, e.g. \"python3 mybot.py\".")],
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1,
-    seed: PlayersArg = Annotated[
-    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
-]
-SeedArg = 0,
+    seed: SeedArg = 0,
     out: Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")] = None,
     time_per_move: Annotated[str | None, typer.Option(
         "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock).")] = None,
@@ -368,10 +359,7 @@ def verify_command(
 @app.command("demo")
 def demo_command(
     out: Annotated[Path, typer.Option("--out", help="Record file to write (replaced).")] = Path("arena-demo.pgn"),
-    seed: PlayersArg = Annotated[
-    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
-]
-SeedArg = 1,
+    seed: SeedArg = 1,
 ) -> None:
     """A short demo: the bundled bots play Branches and Twigs and Thorns at several seat
     counts; prints the results and writes the records."""
