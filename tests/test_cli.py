@@ -64,6 +64,7 @@ def test_play_writes_a_record_that_verifies_and_replays(tmp_path: Path) -> None:
     assert code == 0, out
     games = read_record_file(record)
     assert len(games) == 2
+    assert write_records(games) == record.read_text()  # the match file round-trips byte for byte
     assert [g.tags["Player0"] for g in games] == ["random", "random-2"]
     assert [g.tags["Player1"] for g in games] == ["random-2", "random"]
     code, out = invoke("verify", str(record))
@@ -82,6 +83,24 @@ def test_verify_rejects_a_tampered_record(tmp_path: Path) -> None:
     record.write_text(write_records(games))
     code, out = invoke("verify", str(record))
     assert code == 1 and "failed verification" in out
+
+
+def test_demo_plays_several_seat_counts_and_writes_records(tmp_path: Path) -> None:
+    record = tmp_path / "demo.pgn"
+    code, out = invoke("demo", "--out", str(record))
+    assert code == 0, out
+    seats = {g.seats for g in read_record_file(record)}
+    assert seats == {2, 3, 4, 6}
+    assert invoke("verify", str(record))[0] == 0
+
+
+def test_help_explains_every_command() -> None:
+    code, out = invoke("--help")
+    assert code == 0
+    for command in ("games", "play", "legal", "perft", "replay", "verify", "demo", "bench"):
+        assert command in out
+        sub_code, sub_out = invoke(command, "--help")
+        assert sub_code == 0 and "Usage" in sub_out
 
 
 def test_replay_of_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
