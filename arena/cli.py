@@ -191,14 +191,16 @@ def perft_command(
         sys.stdout.write(f"{level} {count}\n")
 
 
-def _bot_specs(game: Game, bots: list[str], env: dict[str, str]) -> list[BotSpec]:
+def _bot_specs(game: Game, bots: list[str], seed: int) -> list[BotSpec]:
+    """Resolve the bots; each gets its own ARENA_BOT_SEED so seeded bots reproduce a
+    match without all playing the same choices."""
     specs = []
-    for text in bots:
+    for index, text in enumerate(bots):
         try:
             spec = resolve_bot(text, game.id)
         except BotNameError as exc:
             raise fail(str(exc)) from None
-        spec.env.update(env)
+        spec.env["ARENA_BOT_SEED"] = str(seed * 100 + index)
         specs.append(spec)
     if len(specs) == 1 and game.min_seats > 1:
         raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
@@ -247,7 +249,7 @@ def play_command(
         )
     except TimeControlError as exc:
         raise fail(str(exc)) from None
-    specs = _bot_specs(game, bots, {"ARENA_BOT_SEED": str(seed)})
+    specs = _bot_specs(game, bots, seed)
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
     limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None, processes=max_processes)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs,
@@ -272,7 +274,7 @@ def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watc
         if out is not None:
             append_record(out, outcome.record)
         if not quiet:
-            progress.console.print(outcome_line(index, outcome))
+            progress.console.print(outcome_line(index, outcome), markup=False, highlight=False)
         progress.advance(task)
 
     def show(state: State, ply: int) -> None:
@@ -370,7 +372,7 @@ def demo_command(
     line_ups = [["greedy", "random"], ["greedy", "random", "random"], ["greedy", "random", "greedy", "random"],
                 ["random"] * 6]
     for bots in line_ups:
-        specs = _bot_specs(game, bots, {"ARENA_BOT_SEED": str(seed)})
+        specs = _bot_specs(game, bots, seed)
         config = MatchConfig(game, game.resolve_options({}), TimeControl(per_move_s=2.0), seed,
                              games=len(bots), event="arena demo", log_dir=logs)
         console.rule(f"btt, {len(bots)} seats: {' vs '.join(bots)}")

@@ -186,6 +186,7 @@ class BotProcess:
         infinite deadline, the caller enforces the time limit with that scope)."""
         self._tasks = trio.CancelScope()
         self.stderr_bytes = 0
+        self.stderr_tail = b""
         self._cgroup: Path | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -299,6 +300,7 @@ class BotProcess:
                     continue
                 if not chunk:
                     return
+                self._keep_tail(chunk)
                 if log and self.stderr_bytes < cap:
                     room = cap - self.stderr_bytes
                     log.write(chunk[:room])
@@ -330,7 +332,17 @@ class BotProcess:
             code = self.proc.poll()
         if code is None and not self._exited:
             return BotFault("closed-pipe", "the bot closed its stdout but is still running")
-        return BotFault("crash", f"the bot exited ({describe_exit(code)})")
+        return BotFault("crash", f"the bot exited ({describe_exit(code)}){self._last_words()}")
+
+    def _last_words(self) -> str:
+        """The last line the bot wrote to stderr, to say why it died."""
+        with contextlib.suppress(OSError):
+            self._keep_tail(os.read(self._stderr, 1 << 16))
+        lines = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
+        return f"; its stderr ends: {lines[-1][-200:]!r}" if lines else ""
+
+    def _keep_tail(self, chunk: bytes) -> None:
+        self.stderr_tail = (self.stderr_tail + chunk)[-2048:]
 
     async def write(self, data: bytes, deadline: float) -> None:
         """Write all of `data`, waiting for pipe space until `deadline` (trio time)."""
