@@ -61,7 +61,8 @@ class GameSetup:
 
 
 Watcher = Callable[[State, int], None]
-"""Called after every ply with the state and the ply number (for --watch)."""
+"""Called at the end of every turn (the actor changes) with the state and the ply
+number (for --watch)."""
 
 
 def _comment(elapsed: float, action: Action) -> str:
@@ -163,7 +164,7 @@ class Referee:
             self.events[0].append(Event(ply, actor, action))
         self.state.apply(action)
         self.plies.append(Ply(self._turn, action, actor == CHANCE, comment))
-        if self.watcher is not None:
+        if self.watcher is not None and self.state.current() != actor:
             self.watcher(self.state, ply)
 
     def _new_events(self, seat: int) -> list[Event]:

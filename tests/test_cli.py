@@ -106,3 +106,9 @@ def test_help_explains_every_command() -> None:
 def test_replay_of_a_missing_file_is_a_clear_error(tmp_path: Path) -> None:
     code, out = invoke("replay", str(tmp_path / "none.pgn"))
     assert code == 2 and "no such record file" in out
+
+
+def test_watch_draws_the_board_after_every_turn() -> None:
+    code, out = invoke("play", "btt", "random", "random", "--watch", "--seed", "2")
+    assert code == 0, out
+    assert out.count("a   b   c   d   e   f   g   h") == 32  # 2 setup turns + 30 pyramids
