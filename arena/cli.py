@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 import signal
 import sys
 import tempfile
@@ -23,10 +22,10 @@ from arena.match import MatchConfig, MatchResult, play_match
 from arena.perft import apply_actions, perft
 from arena.player import Timing
 from arena.process import BotSpec, Limits
-from arena.record import RecordSyntaxError, append_record, read_record_file
+from arena.record import GameRecord, RecordSyntaxError, append_record, read_record_file
 from arena.referee import GameOutcome
 from arena.render import render_state
-from arena.replay import ReplayError, state_at, verify
+from arena.replay import ReplayError, replay, state_at, verify
 from arena.summary import match_table, outcome_line
 from arena.timecontrol import TimeControl, TimeControlError
 
@@ -291,7 +290,7 @@ def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watc
         raise fail(f"cannot write the record: {exc}") from None
 
 
-def _load_records(path: Path) -> list:  # type: ignore[type-arg]
+def _load_records(path: Path) -> list[GameRecord]:
     try:
         return read_record_file(path)
     except FileNotFoundError:
@@ -319,8 +318,6 @@ def replay_command(
                 raise fail(f"game {game_number} has {len(record.plies)} plies; --ply must be 0..{len(record.plies)}")
             console.print(render_state(game_id, state_at(record, ply)))
             return
-        from arena.replay import replay
-
         for index, entry, state in replay(record):
             next_ply = record.plies[index] if index < len(record.plies) else None
             if next_ply is not None and entry is not None and next_ply.turn == entry.turn:
@@ -394,5 +391,4 @@ def bench_command(
 
 def main() -> None:
     """Console-script entry point."""
-    random.seed()
     app()

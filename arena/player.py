@@ -104,26 +104,20 @@ class BotPlayer:
         assert self.process is not None
         await self.process.write(encode(message), trio.current_time() + timeout_s)
 
-    async def ask(
-        self, request: Request, limit_s: float, scope: trio.CancelScope | None = None
-    ) -> tuple[Action, float]:
+    async def ask(self, request: Request, limit_s: float, scope: trio.CancelScope) -> tuple[Action, float]:
         """Send a request and return the bot's action and the seconds it took, measured
         from the request written to the answer's line complete.
 
-        With `scope`, the caller has set its deadline and handles its cancellation (see
-        `interrupted`); without, the limit is enforced here."""
+        The caller has set `scope`'s deadline to the time limit and handles its
+        cancellation (see `interrupted`); the bot's death cancels it too."""
         process = self.process
         assert process is not None
         if process.pending_line():
             raise BotFault("unexpected-message", "the bot wrote output it was not asked for")
-        if scope is None:
-            deadline = trio.current_time() + limit_s + self.timing.grace_s
-        else:
-            deadline = math.inf
-            process.interrupt = scope
-        await process.write(encode(request), deadline)
+        process.interrupt = scope
+        await process.write(encode(request), math.inf)
         sent = time.perf_counter()
-        line = await process.read_line(deadline)
+        line = await process.read_line(math.inf)
         elapsed = time.perf_counter() - sent
         message = self._decode(line)
         if process.buffered:

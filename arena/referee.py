@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date
 
 import trio
@@ -43,7 +43,6 @@ class GameOutcome:
     faults: list[SeatFault]
     termination: str
     decisions: int
-    think_s: list[float] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -135,7 +134,6 @@ class Referee:
         self.removed: set[int] = set()
         tc = setup.time_control
         self.remaining = [tc.base_s for _ in players]
-        self.think_s = [0.0 for _ in players]
         n = len(players)
         self.hidden = setup.game.has_hidden_information
         # Perfect information: all seats share one event list, each with its own cursor.
@@ -227,7 +225,6 @@ class Referee:
                 fault = BotFault("time-out", f"{fault.detail} (limit {limit * 1000:.0f} ms)")
             self._fault(seat, fault)
             return
-        self.think_s[seat] += elapsed
         if remaining is not None:
             self.remaining[seat] = remaining - elapsed + tc.increment_s
         self._record_ply(seat, answer.action, _comment(elapsed, answer))
@@ -319,7 +316,7 @@ class Referee:
         tags = game_tags(setup, [p.name for p in self.players], ranks, scores, termination, detail, len(self.plies))
         record = GameRecord(tags=tags, plies=self.plies)
         decisions = sum(1 for p in self.plies if not p.chance and p.comment != "forced")
-        return GameOutcome(record, ranks, scores, list(self.faults), termination, decisions, self.think_s)
+        return GameOutcome(record, ranks, scores, list(self.faults), termination, decisions)
 
     async def _finish(self, outcome: GameOutcome) -> None:
         """Tell every live bot the result; a bot that cannot take it faults for the next game."""
