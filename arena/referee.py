@@ -197,8 +197,8 @@ class Referee:
         request = Request(
             ply=len(self.plies) + 1,
             clock=Clock(
-                move_ms=round(limit * 1000),
-                remaining_ms=None if remaining is None else round(remaining * 1000),
+                move_ms=max(0, round(limit * 1000)),
+                remaining_ms=None if remaining is None else max(0, round(remaining * 1000)),
                 increment_ms=None if remaining is None else round(tc.increment_s * 1000),
             ),
             events=self._new_events(seat),

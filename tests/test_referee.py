@@ -139,15 +139,26 @@ def test_two_faults_in_three_seats_rank_the_first_faulter_last() -> None:
     assert_no_leftovers(result)
 
 
-def test_game_clock_time_out_is_reported(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("base", "increment", "ply", "termination"),
+    [(0.15, 0.0, 1, "time-out"), (0.6, 0.0, 1, "normal"), (0.15, 0.0, 3, "time-out"), (0.15, 0.1, 3, "normal")],
+)
+def test_game_clock_runs_down_and_flags(
+    base: float, increment: float, ply: int, termination: str, tmp_path: Path
+) -> None:
+    """0.2 s spent at the bot's k-th request: over a 0.15 s clock, within a 0.6 s one,
+    and within 0.15 s when two increments of 0.1 s came before."""
     config = MatchConfig(
-        get_game("btt"), {}, TimeControl(per_move_s=None, base_s=0.3, increment_s=0.0), seed=1,
+        get_game("btt"), {}, TimeControl(per_move_s=None, base_s=base, increment_s=increment), seed=1,
         games=1, log_dir=tmp_path, timing=Timing(startup_s=3.0, grace_s=0.02),
     )
-    slow = zoo("slow", ply=1, ZOO_SECONDS="0.2")
+    slow = zoo("slow", ply=ply, ZOO_SECONDS="0.2")
     result = trio.run(play_match, config, [random_bot(), slow])
-    # 0.2 s at its first request leaves 0.1 s; the same at a later request is too much.
-    assert result.outcomes[0].termination in ("time-out", "normal")
+    outcome = result.outcomes[0]
+    assert outcome.termination == termination
+    if termination == "normal":
+        slow_answer = outcome.record.plies[2 * ply - 1].comment or ""
+        assert 200 <= float(slow_answer.removesuffix("ms")) < 400
     assert_no_leftovers(result)
 
 
