@@ -100,8 +100,10 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> tu
     gate = trio.Event()
     opened = [0.0, 0.0]
 
-    async def arrive() -> None:
+    async def arrive(game_index: int) -> None:
         nonlocal waiting
+        if game_index:
+            return
         waiting -= 1
         if waiting == 0:
             opened[:] = [time.perf_counter(), time.process_time()]
@@ -110,7 +112,7 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> tu
 
     async def one(index: int) -> None:
         config = MatchConfig(game, {}, TimeControl(per_move_s=5.0), seed=index, games=games_each, event="bench")
-        results.append(await play_match(config, specs, on_started=arrive))
+        results.append(await play_match(config, specs, before_game=arrive))
 
     async with trio.open_nursery() as nursery:
         for index in range(concurrent):

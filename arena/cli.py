@@ -2,32 +2,43 @@
 
 from __future__ import annotations
 
-import signal
 import sys
 import tempfile
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
-import trio
 import typer
-from rich.console import Console
 from rich.table import Table
 
 from arena import __version__
-from arena.botnames import BotNameError, resolve_bot
-from arena.games import GAMES, TERMINAL, GameError, get_game
-from arena.games.base import CHANCE, Game, State
+from arena.cli_common import (
+    ClockArg,
+    GraceArg,
+    OptionArg,
+    PlayersArg,
+    SeedArg,
+    StartupArg,
+    TimePerMoveArg,
+    bot_specs,
+    console,
+    errors,
+    fail,
+    load_game,
+    new_state,
+    parse_options,
+    run_trio,
+    time_settings,
+)
+from arena.games import GAMES, TERMINAL, GameError
+from arena.games.base import CHANCE, State
 from arena.match import MatchConfig, MatchResult, play_match
 from arena.perft import apply_actions, perft
-from arena.player import Timing
 from arena.process import BotSpec, Limits
 from arena.record import GameRecord, RecordSyntaxError, append_record, read_record_file
 from arena.referee import GameOutcome
 from arena.render import render_state
 from arena.replay import ReplayError, replay, state_at, verify
 from arena.summary import match_table, outcome_line
-from arena.timecontrol import TimeControl, TimeControlError
 
 app = typer.Typer(
     help="A referee for bots playing tree-growing strategy games (JSON lines over stdin/stdout).",
@@ -35,88 +46,6 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-console = Console()
-errors = Console(stderr=True)
-
-T = TypeVar("T")
-
-OptionArg = Annotated[
-    list[str] | None,
-    typer.Option("--option", "-o", help="Variant option KEY=VALUE (repeatable); see `arena games`."),
-]
-PlayersArg = Annotated[
-    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
-]
-SeedArg = Annotated[int, typer.Option("--seed", help="Seed for chance (dice, deals); same seed, same game.")]
-
-
-def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print an error that names the problem and the fix; the caller raises the result."""
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
-    return typer.Exit(code)
-
-
-def parse_options(game: Game, given: list[str] | None) -> dict[str, str]:
-    options: dict[str, str] = {}
-    for item in given or []:
-        key, sep, value = item.partition("=")
-        if not sep or not key:
-            raise fail(f"--option {item!r} must be KEY=VALUE, e.g. --option board=rect")
-        options[key.strip()] = value.strip()
-    try:
-        return game.resolve_options(options)
-    except GameError as exc:
-        raise fail(str(exc)) from None
-
-
-def load_game(game_id: str) -> Game:
-    try:
-        return get_game(game_id)
-    except GameError as exc:
-        raise fail(f"{exc}; `arena games` lists them") from None
-
-
-def new_state(game: Game, players: int | None, options: dict[str, str]) -> State:
-    seats = players if players is not None else game.min_seats
-    try:
-        return game.new_state(seats, options)
-    except GameError as exc:
-        raise fail(f"{exc}; set --players") from None
-
-
-def run_trio(main: Callable[[], Awaitable[T]]) -> T:
-    """Run async work; SIGTERM and SIGHUP act like Ctrl-C (KeyboardInterrupt) and in
-    every case the bots are killed and reaped before this returns or raises."""
-    results: list[T] = []
-    interrupted = False
-
-    async def guarded() -> None:
-        nonlocal interrupted
-        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
-            async with trio.open_nursery() as nursery:
-
-                async def watch() -> None:
-                    nonlocal interrupted
-                    async for _ in signals:
-                        interrupted = True
-                        nursery.cancel_scope.cancel()
-
-                nursery.start_soon(watch)
-                results.append(await main())
-                nursery.cancel_scope.cancel()
-
-    try:
-        trio.run(guarded)
-    except BaseExceptionGroup as group:
-        interrupts, rest = group.split(KeyboardInterrupt)
-        if rest is not None:
-            raise
-        raise KeyboardInterrupt from None
-    if interrupted or not results:
-        raise KeyboardInterrupt
-    return results[0]
-
-
 @app.callback(invoke_without_command=True)
 def root(
     version: Annotated[bool, typer.Option("--version", help="Print the arena's version and exit.")] = False,
@@ -190,26 +119,6 @@ def perft_command(
         sys.stdout.write(f"{level} {count}\n")
 
 
-def _bot_specs(game: Game, bots: list[str], seed: int) -> list[BotSpec]:
-    """Resolve the bots; each gets its own ARENA_BOT_SEED so seeded bots reproduce a
-    match without all playing the same choices."""
-    specs = []
-    for index, text in enumerate(bots):
-        try:
-            spec = resolve_bot(text, game.id)
-        except BotNameError as exc:
-            raise fail(str(exc)) from None
-        spec.env["ARENA_BOT_SEED"] = str(seed * 100 + index)
-        specs.append(spec)
-    if len(specs) == 1 and game.min_seats > 1:
-        raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
-    try:
-        game.check_seats(len(specs))
-    except GameError as exc:
-        raise fail(f"{exc}: name one bot per seat") from None
-    return specs
-
-
 @app.command("play")
 def play_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt (see `arena games`).")],
@@ -220,12 +129,10 @@ def play_command(
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1,
     seed: SeedArg = 0,
     out: Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")] = None,
-    time_per_move: Annotated[str | None, typer.Option(
-        "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock).")] = None,
-    clock: Annotated[str | None, typer.Option(
-        "--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5.")] = None,
-    startup_time: Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")] = "10s",
-    grace: Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")] = "20ms",
+    time_per_move: TimePerMoveArg = None,
+    clock: ClockArg = None,
+    startup_time: StartupArg = "10s",
+    grace: GraceArg = "20ms",
     watch: Annotated[bool, typer.Option("--watch", help="Draw the board after every turn.")] = False,
     option: OptionArg = None,
     log_dir: Annotated[Path | None, typer.Option(
@@ -240,15 +147,8 @@ def play_command(
     """Play a game or a match between bots and print the results."""
     game = load_game(game_id)
     options = parse_options(game, option)
-    try:
-        tc = TimeControl.parse(time_per_move, clock)
-        timing = Timing(
-            startup_s=float(TimeControl.parse(startup_time, None).per_move_s or 10.0),
-            grace_s=float(TimeControl.parse(grace, None).per_move_s or 0.02),
-        )
-    except TimeControlError as exc:
-        raise fail(str(exc)) from None
-    specs = _bot_specs(game, bots, seed)
+    tc, timing = time_settings(time_per_move, clock, startup_time, grace)
+    specs = bot_specs(game, bots, seed)
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
     limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None, processes=max_processes)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs,
@@ -357,25 +257,27 @@ def verify_command(
 
 @app.command("demo")
 def demo_command(
-    out: Annotated[Path, typer.Option("--out", help="Record file to write (replaced).")] = Path("arena-demo.pgn"),
+    out: Annotated[Path, typer.Option("--out", help="Folder for the demo leagues (replaced).")] = Path("arena-demo"),
     seed: SeedArg = 1,
+    games: Annotated[int, typer.Option("--games", help="Games per pairing (even).", min=2)] = 2,
 ) -> None:
-    """A short demo: the bundled bots play Branches and Twigs and Thorns at several seat
-    counts; prints the results and writes the records."""
-    if out.exists():
-        out.unlink()
-    logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    game = get_game("btt")
-    line_ups = [["greedy", "random"], ["greedy", "random", "random"], ["greedy", "random", "greedy", "random"],
-                ["random"] * 6]
-    for bots in line_ups:
-        specs = _bot_specs(game, bots, seed)
-        config = MatchConfig(game, game.resolve_options({}), TimeControl(per_move_s=2.0), seed,
-                             games=len(bots), event="arena demo", log_dir=logs)
-        console.rule(f"btt, {len(bots)} seats: {' vs '.join(bots)}")
-        result = _run_match(config, specs, out, False, False)
-        console.print(match_table(result, game))
-    console.print(f"records written to {out}; try `arena replay {out}` or `arena verify {out}`")
+    """A short round-robin league of the bundled bots (random, greedy, search) in every
+    game, with live standings; records and databases go to --out."""
+    from arena.cli_league import print_tables, run_league
+    from arena.demo import clear_demo_output, demo_leagues
+    from arena.league.config import LeagueFileError
+
+    try:
+        leagues = demo_leagues(out, seed, games + games % 2)
+    except LeagueFileError as exc:
+        raise fail(f"cannot build the demo: {exc}") from None
+    for league in leagues:
+        clear_demo_output(league)
+        console.rule(f"{league.game.name}: {', '.join(b.name for b in league.bots)}")
+        run_league(league, quiet=False, resume_hint=f"arena demo --out {out}")
+        print_tables(league, "table")
+    console.print(f"records and results are in {out}/; try `arena replay {out}/btt/league.pgn`, "
+                  f"or run your own league: docs/leagues.md")
 
 
 @app.command("bench")
@@ -392,3 +294,14 @@ def bench_command(
 def main() -> None:
     """Console-script entry point."""
     app()
+
+
+def _register_subcommands() -> None:
+    from arena.cli_league import league_app
+    from arena.cli_match import match_command
+
+    app.add_typer(league_app, name="league")
+    app.command("match")(match_command)
+
+
+_register_subcommands()

@@ -22,6 +22,15 @@ from arena.timecontrol import TimeControl
 
 
 @dataclass(frozen=True)
+class PlannedGame:
+    """One game of a match: which bot sits in each seat, its seed and round label."""
+
+    seats: tuple[int, ...]
+    seed: int
+    round: str
+
+
+@dataclass(frozen=True)
 class MatchConfig:
     """What a match plays: the game, its variant, limits, seed and length."""
 
@@ -34,6 +43,10 @@ class MatchConfig:
     log_dir: Path | None = None
     limits: Limits = Limits()
     timing: Timing = Timing()
+    plan: tuple[PlannedGame, ...] | None = None
+    """Explicit games to play (a league's share of its schedule); None plays `games`
+    games with seats rotated and seeds from `seed`."""
+
 
 
 def game_seed(seed: int, game_index: int, seats: int) -> int:
@@ -60,6 +73,16 @@ def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
     return result
 
 
+def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
+    """The games a match plays: its explicit plan, or seats rotated game by game."""
+    if config.plan is not None:
+        return config.plan
+    return tuple(
+        PlannedGame(tuple(seating(i, bots)), game_seed(config.seed, i, bots), str(i + 1))
+        for i in range(config.games)
+    )
+
+
 @dataclass
 class MatchResult:
     """The outcomes in order, with the seating of each game (bot index per seat)."""
@@ -71,7 +94,9 @@ class MatchResult:
     """Every process group the match started (tests check none is left)."""
 
 
-GameDone = Callable[[int, GameOutcome, list[int]], None]
+GameDone = Callable[[int, GameOutcome, list[int]], bool | None]
+"""Called after each game with its index in the match, outcome and seating; returning
+True stops the match there (an SPRT that has decided)."""
 
 
 async def _ensure_started(player: BotPlayer, nursery: trio.Nursery) -> BotFault | None:
@@ -94,9 +119,9 @@ async def play_match(
     specs: list[BotSpec],
     on_game: GameDone | None = None,
     watcher: Watcher | None = None,
-    on_started: Callable[[], Awaitable[None]] | None = None,
+    before_game: Callable[[int], Awaitable[None]] | None = None,
 ) -> MatchResult:
-    """Play config.games games between the bots of `specs` (one per seat)."""
+    """Play the match's games between the bots of `specs` (one per seat)."""
     specs = unique_names(specs)
     config.game.check_seats(len(specs))
     options = config.game.resolve_options(config.options)
@@ -114,23 +139,22 @@ async def play_match(
     result = MatchResult([p.name for p in players])
     try:
         async with trio.open_nursery() as nursery:
-            for index in range(config.games):
-                seats = seating(index, len(players))
+            for index, planned in enumerate(planned_games(config, len(players))):
+                seats = list(planned.seats)
                 seated = [players[b] for b in seats]
                 startup = await _start_all(seated, nursery)
-                if index == 0 and on_started is not None:
-                    await on_started()  # the benchmark's gate: time play, not start-up
+                if before_game is not None:
+                    await before_game(index)  # the bots are up: the benchmark's gate, the league's count
                 setup = GameSetup(
                     game=config.game, options=options, time_control=config.time_control,
-                    seed=game_seed(config.seed, index, len(players)), event=config.event,
-                    round=str(index + 1), match_game=index,
+                    seed=planned.seed, event=config.event, round=planned.round, match_game=index,
                 )
                 referee = Referee(setup, seated, watcher, startup)
                 outcome = await referee.play()
                 result.outcomes.append(outcome)
                 result.seatings.append(seats)
-                if on_game is not None:
-                    on_game(index, outcome, seats)
+                if on_game is not None and on_game(index, outcome, seats):
+                    break
             with trio.move_on_after(2):
                 async with trio.open_nursery() as quitting:
                     for player in players:

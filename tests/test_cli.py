@@ -85,19 +85,27 @@ def test_verify_rejects_a_tampered_record(tmp_path: Path) -> None:
     assert code == 1 and "failed verification" in out
 
 
-def test_demo_plays_several_seat_counts_and_writes_records(tmp_path: Path) -> None:
-    record = tmp_path / "demo.pgn"
-    code, out = invoke("demo", "--out", str(record))
+def test_demo_runs_a_league_per_game_and_plays_afresh(tmp_path: Path) -> None:
+    out_dir = tmp_path / "demo"
+    code, out = invoke("demo", "--out", str(out_dir))
     assert code == 0, out
-    seats = {g.seats for g in read_record_file(record)}
-    assert seats == {2, 3, 4, 6}
-    assert invoke("verify", str(record))[0] == 0
+    from arena.demo import demo_leagues
+
+    leagues = demo_leagues(out_dir, 1)
+    assert {league.game.id for league in leagues} >= {"btt"}
+    for league in leagues:
+        records = read_record_file(league.records)
+        bots = len(league.bots)
+        assert len(records) == bots * (bots - 1) // 2 * league.games_per_pairing
+        assert invoke("verify", str(league.records))[0] == 0
+    code, out = invoke("demo", "--out", str(out_dir))  # a second demo starts again
+    assert code == 0 and "already played" not in out
 
 
 def test_help_explains_every_command() -> None:
     code, out = invoke("--help")
     assert code == 0
-    for command in ("games", "play", "legal", "perft", "replay", "verify", "demo", "bench"):
+    for command in ("games", "play", "match", "league", "legal", "perft", "replay", "verify", "demo", "bench"):
         assert command in out
         sub_code, sub_out = invoke(command, "--help")
         assert sub_code == 0 and "Usage" in sub_out

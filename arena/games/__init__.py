@@ -2,16 +2,33 @@
 
 from __future__ import annotations
 
+import importlib
+
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, IllegalAction, Option, Result, State
 
 __all__ = ["CHANCE", "TERMINAL", "Game", "GameError", "IllegalAction", "Option", "Result", "State",
            "GAMES", "get_game"]
 
+_GAME_CLASSES = (
+    ("arena.games.treeblox", "Treeblox"),
+    ("arena.games.the_tree", "TheTree"),
+    ("arena.games.roots", "Roots"),
+    ("arena.games.blox", "Blox"),
+    ("arena.games.btt", "BTT"),
+)
+"""Where each game's class lives, in the order `arena games` lists them."""
+
 
 def _registry() -> dict[str, Game]:
-    from arena.games.btt import BTT
-
-    games: list[Game] = [BTT()]
+    games: list[Game] = []
+    for module_name, class_name in _GAME_CLASSES:
+        try:
+            module = importlib.import_module(module_name)
+        except ModuleNotFoundError as exc:
+            if exc.name == module_name:
+                continue  # a game still being written in this checkout
+            raise
+        games.append(getattr(module, class_name)())
     return {g.id: g for g in games}
 
 

@@ -1,0 +1,134 @@
+"""What every `arena` subcommand shares: the consoles, error exits, option parsing,
+and running Trio work so that signals stop the bots cleanly."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Awaitable, Callable
+from typing import Annotated, TypeVar
+
+import trio
+import typer
+from rich.console import Console
+
+from arena.botnames import BotNameError, resolve_bot
+from arena.games import GameError, get_game
+from arena.games.base import Game, State
+from arena.player import Timing
+from arena.process import BotSpec
+from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
+
+console = Console()
+errors = Console(stderr=True)
+
+T = TypeVar("T")
+
+OptionArg = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="Variant option KEY=VALUE (repeatable); see `arena games`."),
+]
+PlayersArg = Annotated[
+    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
+]
+TimePerMoveArg = Annotated[str | None, typer.Option(
+    "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock).")]
+ClockArg = Annotated[str | None, typer.Option("--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5.")]
+StartupArg = Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")]
+GraceArg = Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")]
+SeedArg = Annotated[int, typer.Option("--seed", help="Seed for chance (dice, deals); same seed, same game.")]
+
+
+def fail(message: str, code: int = 2) -> typer.Exit:
+    """Print an error that names the problem and the fix; the caller raises the result."""
+    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    return typer.Exit(code)
+
+
+def parse_options(game: Game, given: list[str] | None) -> dict[str, str]:
+    options: dict[str, str] = {}
+    for item in given or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise fail(f"--option {item!r} must be KEY=VALUE, e.g. --option board=rect")
+        options[key.strip()] = value.strip()
+    try:
+        return game.resolve_options(options)
+    except GameError as exc:
+        raise fail(str(exc)) from None
+
+
+def load_game(game_id: str) -> Game:
+    try:
+        return get_game(game_id)
+    except GameError as exc:
+        raise fail(f"{exc}; `arena games` lists them") from None
+
+
+def new_state(game: Game, players: int | None, options: dict[str, str]) -> State:
+    seats = players if players is not None else game.min_seats
+    try:
+        return game.new_state(seats, options)
+    except GameError as exc:
+        raise fail(f"{exc}; set --players") from None
+
+
+def run_trio(main: Callable[[], Awaitable[T]]) -> T:
+    """Run async work; SIGTERM and SIGHUP act like Ctrl-C (KeyboardInterrupt) and in
+    every case the bots are killed and reaped before this returns or raises."""
+    results: list[T] = []
+    interrupted = False
+
+    async def guarded() -> None:
+        nonlocal interrupted
+        with trio.open_signal_receiver(signal.SIGTERM, signal.SIGHUP) as signals:
+            async with trio.open_nursery() as nursery:
+
+                async def watch() -> None:
+                    nonlocal interrupted
+                    async for _ in signals:
+                        interrupted = True
+                        nursery.cancel_scope.cancel()
+
+                nursery.start_soon(watch)
+                results.append(await main())
+                nursery.cancel_scope.cancel()
+
+    try:
+        trio.run(guarded)
+    except BaseExceptionGroup as group:
+        interrupts, rest = group.split(KeyboardInterrupt)
+        if rest is not None:
+            raise
+        raise KeyboardInterrupt from None
+    if interrupted or not results:
+        raise KeyboardInterrupt
+    return results[0]
+
+
+def bot_specs(game: Game, bots: list[str], seed: int) -> list[BotSpec]:
+    """Resolve the bots; each gets its own ARENA_BOT_SEED so seeded bots reproduce a
+    match without all playing the same choices."""
+    specs = []
+    for index, text in enumerate(bots):
+        try:
+            spec = resolve_bot(text, game.id)
+        except BotNameError as exc:
+            raise fail(str(exc)) from None
+        spec.env["ARENA_BOT_SEED"] = str(seed * 100 + index)
+        specs.append(spec)
+    if len(specs) == 1 and game.min_seats > 1:
+        raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
+    try:
+        game.check_seats(len(specs))
+    except GameError as exc:
+        raise fail(f"{exc}: name one bot per seat") from None
+    return specs
+
+
+def time_settings(per_move: str | None, clock: str | None, startup: str, grace: str) -> tuple[TimeControl, Timing]:
+    """The time control and start-up/grace timing from command-line texts."""
+    try:
+        return TimeControl.parse(per_move, clock), Timing(
+            startup_s=parse_seconds(startup, "--startup-time"), grace_s=parse_seconds(grace, "--grace"))
+    except TimeControlError as exc:
+        raise fail(str(exc)) from None

@@ -1,0 +1,136 @@
+"""`arena league run|table`: run a league from its TOML file, resumable, and print
+its leaderboard."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Literal
+
+import typer
+from rich.live import Live
+
+from arena.cli_common import console, errors, fail, run_trio
+from arena.league.config import League, LeagueFileError, load_league
+from arena.league.live import LiveLeagueView
+from arena.league.runner import LeagueRunner, open_league
+from arena.league.standings import compute_standings, rich_tables, to_csv, to_json, to_markdown
+from arena.league.store import LeagueStoreError
+
+league_app = typer.Typer(
+    help="Round-robin and gauntlet leagues from a TOML file (see docs/leagues.md): run, resume, leaderboard.",
+    no_args_is_help=True,
+)
+
+LeagueFileArg = Annotated[Path, typer.Argument(metavar="LEAGUE.toml", help="The league file.")]
+
+
+def load(path: Path) -> League:
+    try:
+        return load_league(path)
+    except LeagueFileError as exc:
+        raise fail(str(exc)) from None
+
+
+@league_app.command("run")
+def run_command(
+    path: LeagueFileArg,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live view; the final table only.")] = False,
+) -> None:
+    """Run (or resume) the league: every scheduled game not yet stored is played.
+
+    Stop it any way you like; running the same command again resumes without
+    replaying or losing a finished game."""
+    league = load(path)
+    run_league(league, quiet, resume_hint=f"arena league run {path}")
+    print_tables(league, "table")
+
+
+def run_league(league: League, quiet: bool, resume_hint: str) -> None:
+    """Play the league's pending games with a live view; Ctrl-C reports what is kept."""
+    for warning in league.warnings:
+        errors.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    try:
+        store, schedule = open_league(league)
+    except (LeagueStoreError, OSError) as exc:
+        raise fail(str(exc)) from None
+    runner = LeagueRunner(league, store, schedule)
+    progress = runner.progress
+    if progress.done == progress.total:
+        console.print(f"{league.name}: all {progress.total} games are already played ({league.output})")
+        store.close()
+        return
+    if progress.done:
+        console.print(f"resuming {league.name}: {progress.done} of {progress.total} games already played")
+    live_view = console.is_terminal and not quiet
+    if not live_view and not quiet:
+        printed = [progress.played_now]
+
+        def print_new() -> None:
+            if progress.played_now != printed[0]:
+                printed[0] = progress.played_now
+                console.print(f"[{progress.done}/{progress.total}] {progress.latest[-1]}", highlight=False)
+
+        runner.on_change = print_new
+    try:
+        if live_view:
+            with Live(LiveLeagueView(league, progress), console=console, refresh_per_second=4):
+                run_trio(runner.run)
+        else:
+            run_trio(runner.run)
+    except KeyboardInterrupt:
+        raise fail(
+            f"interrupted: {len(progress.playing)} game(s) in flight were abandoned and will be replayed; "
+            f"{progress.done} of {progress.total} games are stored in {league.output}. "
+            f"Run `{resume_hint}` to resume.", 130) from None
+    except OSError as exc:
+        raise fail(f"cannot write to {league.output}: {exc}") from None
+    finally:
+        store.close()
+
+
+Format = Literal["table", "markdown", "csv", "json"]
+
+
+def print_tables(league: League, fmt: Format, output: Path | None = None) -> None:
+    """The leaderboard and crosstable of the games stored so far."""
+    try:
+        store, _ = open_league(league)
+    except (LeagueStoreError, OSError) as exc:
+        raise fail(str(exc)) from None
+    try:
+        standings = compute_standings([b.name for b in league.bots], league.seats, store.games())
+        total = len(store.scheduled())
+    finally:
+        store.close()
+    title = f"{league.name} ({league.game.name})"
+    if fmt == "table":
+        board, cross = rich_tables(standings, title)
+        console.print(board)
+        console.print(cross)
+        if standings.games < total:
+            console.print(f"{standings.games} of {total} games played so far")
+        return
+    text = {"markdown": lambda: to_markdown(standings, title), "csv": lambda: to_csv(standings),
+            "json": lambda: to_json(standings, title)}[fmt]()
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        console.print(f"wrote {output}")
+
+
+@league_app.command("table")
+def table_command(
+    path: LeagueFileArg,
+    fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown, csv or json.")] = "table",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead.")] = None,
+) -> None:
+    """Print the leaderboard (rank, rating with 95% interval, results, scores, faults)
+    and the head-to-head crosstable of the games played so far."""
+    if fmt not in ("table", "markdown", "csv", "json"):
+        raise fail(f"--format {fmt!r}: choose table, markdown, csv or json")
+    league = load(path)
+    if not league.database.exists():
+        raise fail(f"{league.name} has not started: no database in {league.output}; run `arena league run {path}`")
+    print_tables(league, fmt, output)  # type: ignore[arg-type]

@@ -1,0 +1,133 @@
+"""`arena match A B --game G --sprt elo0=0 elo1=10`: a two-bot match in pairs of games
+(same seed, colours swapped) that stops as soon as the SPRT decides, like fastchess."""
+
+from __future__ import annotations
+
+import re
+import tempfile
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+from arena.cli_common import (
+    ClockArg,
+    GraceArg,
+    OptionArg,
+    SeedArg,
+    StartupArg,
+    TimePerMoveArg,
+    bot_specs,
+    console,
+    fail,
+    load_game,
+    parse_options,
+    run_trio,
+    time_settings,
+)
+from arena.match import MatchConfig, play_match
+from arena.record import append_record
+from arena.referee import GameOutcome
+from arena.sprt import PairStats, SprtParameters
+from arena.summary import match_table
+
+SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")
+
+
+def b_points(outcome: GameOutcome, seats: list[int]) -> float:
+    """Bot B's (bot index 1) points in a 2-seat game: 1, 0.5 or 0."""
+    b_seat = seats.index(1)
+    mine, theirs = outcome.ranks[b_seat], outcome.ranks[1 - b_seat]
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def describe_stats(stats: PairStats, params: SprtParameters | None) -> str:
+    elo, low, high = stats.elo()
+    text = (f"pairs {stats.pairs}  penta {stats.counts}  Elo {elo:+.1f} [{low:+.1f}, {high:+.1f}]  "
+            f"LOS {stats.los() * 100:.1f}%")
+    if params is not None:
+        text += f"  LLR {stats.llr(params):.2f} ({params.lower_bound:.2f}, {params.upper_bound:.2f})"
+    return text
+
+
+def match_command(
+    args: Annotated[list[str], typer.Argument(
+        metavar="A B [elo0=N elo1=N alpha=P beta=P]",
+        help="The two bots (A is the baseline, B the candidate), then the SPRT settings with --sprt.")],
+    game_id: Annotated[str, typer.Option("--game", "-g", help="Game id (a 2-seat game), e.g. btt.")],
+    games: Annotated[int, typer.Option("--games", "-n", min=2, help="Most games to play (pairs of two).")] = 1000,
+    sprt: Annotated[bool, typer.Option(
+        "--sprt", help="Stop as soon as the SPRT decides whether B is stronger (defaults elo0=0 elo1=10 "
+        "alpha=0.05 beta=0.05).")] = False,
+    seed: SeedArg = 0,
+    out: Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")] = None,
+    time_per_move: TimePerMoveArg = None,
+    clock: ClockArg = None,
+    startup_time: StartupArg = "10s",
+    grace: GraceArg = "20ms",
+    option: OptionArg = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per pair.")] = False,
+) -> None:
+    """Play A against B in pairs of games with colours swapped and the same seed; print
+    B's Elo over A with its 95% interval, the likelihood of superiority and the
+    pentanomial counts of the pairs. With --sprt, stop when the test decides."""
+    params_items = [a for a in args if SPRT_ITEM.match(a)]
+    bots = [a for a in args if not SPRT_ITEM.match(a)]
+    if params_items and not sprt:
+        raise fail(f"{params_items[0]} is an SPRT setting: add --sprt")
+    if len(bots) != 2:
+        raise fail(f"a match needs exactly two bots, A and B; got {len(bots)}: {' '.join(bots) or 'none'}")
+    try:
+        params = SprtParameters.parse(params_items) if sprt else None
+    except ValueError as exc:
+        raise fail(f"--sprt: {exc}") from None
+    game = load_game(game_id)
+    if not game.min_seats <= 2 <= game.max_seats:
+        raise fail(f"{game.id} is not played by 2 seats; a match pits two bots against each other")
+    options = parse_options(game, option)
+    tc, timing = time_settings(time_per_move, clock, startup_time, grace)
+    specs = bot_specs(game, bots, seed)
+    games += games % 2
+    config = MatchConfig(game, options, tc, seed, games, event="arena match",
+                         log_dir=Path(tempfile.mkdtemp(prefix="arena-logs-")), timing=timing)
+    stats = PairStats()
+    pending: list[float] = []
+    decision: list[str] = []
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        console=console, transient=True, disable=quiet or not console.is_terminal)
+    task = progress.add_task("games", total=games)
+
+    def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
+        if out is not None:
+            append_record(out, outcome.record)
+        progress.advance(task)
+        pending.append(b_points(outcome, seats))
+        if len(pending) < 2:
+            return False
+        stats.add_pair(sum(pending))
+        pending.clear()
+        if not quiet:
+            progress.console.print(describe_stats(stats, params), highlight=False)
+        if params is not None and (verdict := stats.decision(params)):
+            decision.append(verdict)
+            return True
+        return False
+
+    try:
+        with progress:
+            result = run_trio(lambda: play_match(config, specs, done))
+    except KeyboardInterrupt:
+        raise fail("interrupted: every bot was stopped", 130) from None
+    console.print(match_table(result, game))
+    names = result.names
+    console.print(f"{names[1]} vs {names[0]}: " + describe_stats(stats, params), highlight=False)
+    if params is not None:
+        if decision == ["H1"]:
+            verdict = f"H1 accepted: {names[1]} is stronger than {names[0]} (elo1 = {params.elo1:g})"
+        elif decision == ["H0"]:
+            verdict = f"H0 accepted: {names[1]} is not stronger than {names[0]} by elo0 = {params.elo0:g}"
+        else:
+            verdict = f"no decision after {len(result.outcomes)} games (raise --games)"
+        console.print(f"SPRT elo0={params.elo0:g} elo1={params.elo1:g} alpha={params.alpha:g} "
+                      f"beta={params.beta:g}: {verdict}", highlight=False)

@@ -1,0 +1,268 @@
+"""The league file (TOML): its schema, checks with messages that name the key, the
+problem and the fix, and the resolved League the runner uses."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+
+import msgspec
+
+from arena.botnames import BotNameError, resolve_bot, shipped_names
+from arena.games import Game, GameError, get_game
+from arena.player import Timing
+from arena.process import BotSpec, Limits
+from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
+
+Scalar = str | int | float | bool
+
+
+class LeagueFileError(ValueError):
+    """A league file that cannot be used; the message names the key and the fix."""
+
+
+# ---- the file's schema (what TOML may contain) ----------------------------------------
+
+
+class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    name: str
+    command: str | list[str]
+    cwd: str | None = None
+    env: dict[str, str] = {}
+
+
+class TimeSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    per_move: str | float | None = None
+    clock: str | None = None
+    grace: str | float = "20ms"
+    startup: str | float = "10s"
+
+
+class LimitsSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    memory_mb: int | None = None
+    max_processes: int | None = None
+
+
+class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    name: str
+    game: str
+    bots: list[BotEntry]
+    seats: int | None = None
+    options: dict[str, Scalar] = {}
+    games_per_pairing: int | None = None
+    schedule: Literal["round-robin", "gauntlet"] = "round-robin"
+    gauntlet: str | None = None
+    concurrency: int | None = None
+    seed: int = 1
+    output: str | None = None
+    time: TimeSection = TimeSection()
+    limits: LimitsSection = LimitsSection()
+
+
+# ---- the resolved league ----------------------------------------------------------------
+
+
+@dataclass
+class League:
+    """A checked league, ready to schedule and run."""
+
+    name: str
+    game: Game
+    seats: int
+    options: dict[str, str]
+    bots: list[BotSpec]
+    games_per_pairing: int
+    schedule: str = "round-robin"
+    gauntlet: int = 0
+    """Index of the bot facing the field when schedule is gauntlet."""
+    concurrency: int = 1
+    seed: int = 1
+    output: Path = Path("league")
+    time_control: TimeControl = TimeControl()
+    timing: Timing = Timing()
+    limits: Limits = Limits()
+    source: Path | None = None
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def database(self) -> Path:
+        return self.output / "league.sqlite"
+
+    @property
+    def records(self) -> Path:
+        return self.output / "league.pgn"
+
+    @property
+    def logs(self) -> Path:
+        return self.output / "logs"
+
+    def identity(self) -> dict[str, object]:
+        """What fixes the schedule and the meaning of stored games: a stored league
+        resumes only under the same identity."""
+        gauntlet = self.bots[self.gauntlet].name if self.schedule == "gauntlet" else None
+        return {
+            "game": self.game.id, "seats": self.seats, "options": self.options,
+            "bots": [b.name for b in self.bots], "games_per_pairing": self.games_per_pairing,
+            "schedule": self.schedule, "gauntlet": gauntlet,
+            "seed": self.seed,
+        }
+
+
+def default_concurrency() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
+def load_league(path: Path) -> League:
+    """Read and check a league file; LeagueFileError names the problem and the fix."""
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise LeagueFileError(f"no such league file: {path}") from None
+    except OSError as exc:
+        raise LeagueFileError(f"cannot read {path}: {exc.strerror}") from None
+    try:
+        raw = msgspec.toml.decode(data, type=LeagueFile)
+    except msgspec.ValidationError as exc:
+        raise LeagueFileError(f"{path}: {_explain(str(exc))}") from None
+    except msgspec.DecodeError as exc:
+        raise LeagueFileError(f"{path}: not valid TOML: {exc}") from None
+    return resolve_league(raw, path.parent, source=path)
+
+
+def _explain(message: str) -> str:
+    """msgspec's 'Expected `int`, got `str` - at `$.time.grace`' as 'time.grace: expected ...'."""
+    text, _, where = message.partition(" - at `$")
+    key = where.rstrip("`").lstrip(".")
+    text = text.replace("Object contains unknown field", "unknown key").replace(
+        "Object missing required field", "missing required key")
+    text = text[0].lower() + text[1:]
+    hint = " (see docs/leagues.md for every key)"
+    return f"{key}: {text}{hint}" if key else f"{text}{hint}"
+
+
+def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> League:
+    """Check a parsed league file against the games, bots and time rules."""
+    try:
+        game = get_game(raw.game)
+    except GameError as exc:
+        raise LeagueFileError(f"game: {exc}") from None
+    seats = raw.seats if raw.seats is not None else max(2, game.min_seats)
+    try:
+        game.check_seats(seats)
+    except GameError as exc:
+        raise LeagueFileError(f"seats: {exc}") from None
+    try:
+        options = game.resolve_options({k: _option_text(v) for k, v in raw.options.items()})
+    except GameError as exc:
+        raise LeagueFileError(f"options: {exc}") from None
+    bots = [_resolve_bot(i, entry, game, base) for i, entry in enumerate(raw.bots)]
+    names = [b.name for b in bots]
+    for i, name in enumerate(names):
+        if name in names[:i]:
+            raise LeagueFileError(f"bots[{i}].name: {name!r} is used twice; give every bot its own name")
+    if len(bots) < seats and raw.schedule == "round-robin":
+        raise LeagueFileError(f"bots: a {seats}-seat league needs at least {seats} bots, the file has {len(bots)}")
+    gauntlet = 0
+    if raw.gauntlet is not None:
+        if raw.schedule != "gauntlet":
+            raise LeagueFileError('gauntlet: only used with schedule = "gauntlet"; remove it or set the schedule')
+        if raw.gauntlet not in names:
+            raise LeagueFileError(f"gauntlet: {raw.gauntlet!r} is not a bot of this league ({', '.join(names)})")
+        gauntlet = names.index(raw.gauntlet)
+    if raw.schedule == "gauntlet" and len(bots) < seats:
+        raise LeagueFileError(f"bots: a {seats}-seat gauntlet needs at least {seats} bots")
+    per_pairing = raw.games_per_pairing if raw.games_per_pairing is not None else seats
+    if per_pairing < 1 or per_pairing % seats:
+        kind = "even" if seats == 2 else f"a multiple of {seats}"
+        raise LeagueFileError(
+            f"games_per_pairing: {per_pairing} is not {kind}; seats rotate so every bot "
+            f"plays every seat equally often (try {max(seats, per_pairing - per_pairing % seats)})")
+    concurrency = raw.concurrency if raw.concurrency is not None else default_concurrency()
+    if concurrency < 1:
+        raise LeagueFileError(f"concurrency: {concurrency} must be at least 1")
+    time_control, timing = _time(raw.time)
+    if raw.limits.memory_mb is not None and raw.limits.memory_mb < 16:
+        raise LeagueFileError(f"limits.memory_mb: {raw.limits.memory_mb} MiB is too little for any bot (16 or more)")
+    limits = Limits(
+        memory_bytes=raw.limits.memory_mb * (1 << 20) if raw.limits.memory_mb else None,
+        processes=raw.limits.max_processes,
+    )
+    output = base / (raw.output if raw.output is not None else (source.stem if source else raw.name))
+    league = League(
+        name=raw.name, game=game, seats=seats, options=options, bots=bots, games_per_pairing=per_pairing,
+        schedule=raw.schedule, gauntlet=gauntlet, concurrency=concurrency, seed=raw.seed, output=output,
+        time_control=time_control, timing=timing, limits=limits, source=source,
+    )
+    cores = default_concurrency()
+    if concurrency > cores:
+        league.warnings.append(
+            f"concurrency {concurrency} runs more games at once than there are cores ({cores}): bots under "
+            f"a time limit will compete for cores and may lose on time; set concurrency = {cores} or less")
+    return league
+
+
+def _option_text(value: Scalar) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _time(section: TimeSection) -> tuple[TimeControl, Timing]:
+    def text(value: str | float | None) -> str | None:
+        return None if value is None else str(value)
+
+    try:
+        tc = TimeControl.parse(text(section.per_move), section.clock)
+    except TimeControlError as exc:
+        raise LeagueFileError(f"time: {exc}") from None
+    try:
+        timing = Timing(startup_s=parse_seconds(str(section.startup), "time.startup"),
+                        grace_s=parse_seconds(str(section.grace), "time.grace"))
+    except TimeControlError as exc:
+        raise LeagueFileError(f"time: {exc}") from None
+    return tc, timing
+
+
+def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec:
+    """A BotSpec from a bot entry: a shipped short name, a command line or an argv
+    list; relative paths are taken from the bot's cwd (itself relative to the file)."""
+    key = f"bots[{index}]"
+    if not entry.name.strip():
+        raise LeagueFileError(f"{key}.name: empty; give the bot a name for the tables")
+    cwd = (base / entry.cwd).resolve() if entry.cwd is not None else base.resolve()
+    if not cwd.is_dir():
+        raise LeagueFileError(f"{key}.cwd: no such folder {str(cwd)!r} (cwd is relative to the league file)")
+    if isinstance(entry.command, str):
+        if entry.command.strip() in shipped_names(game.id) or entry.command.startswith("zoo/"):
+            try:
+                spec = resolve_bot(entry.command, game.id)
+            except BotNameError as exc:
+                raise LeagueFileError(f"{key}.command: {exc}") from None
+            return BotSpec(entry.name, spec.command, str(cwd), dict(entry.env))
+        try:
+            argv = shlex.split(entry.command)
+        except ValueError as exc:
+            raise LeagueFileError(f"{key}.command: cannot parse {entry.command!r}: {exc}") from None
+    else:
+        argv = list(entry.command)
+    if not argv or not argv[0]:
+        raise LeagueFileError(f"{key}.command: empty; give a shipped bot ({', '.join(shipped_names(game.id))}) "
+                              "or a command line")
+    program = argv[0]
+    if "/" in program or program.endswith(".py"):
+        path = cwd / program
+        if not path.exists():
+            raise LeagueFileError(f"{key}.command: {program!r} does not exist in {cwd.name}/ "
+                                  "(relative paths start at the bot's cwd, or the league file's folder)")
+        argv[0] = str(path)
+        if program.endswith(".py"):
+            argv.insert(0, sys.executable)
+    elif shutil.which(program) is None:
+        raise LeagueFileError(f"{key}.command: {program!r} is not a shipped bot "
+                              f"({', '.join(shipped_names(game.id))}) nor a program on PATH")
+    return BotSpec(entry.name, argv, str(cwd), dict(entry.env))

@@ -1,0 +1,134 @@
+"""Play a league's pending games: each table's bots start once and serve its games
+(the match layer restarts a bot after a crash); finished games are stored at once."""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import trio
+
+from arena.league.config import League
+from arena.league.schedule import ScheduledGame, build_schedule, work_units
+from arena.league.store import LeagueStore, StoredFault, StoredGame
+from arena.match import MatchConfig, PlannedGame, play_match
+from arena.process import BotSpec
+from arena.record import append_record
+from arena.referee import GameOutcome
+
+
+@dataclass
+class LeagueProgress:
+    """What the live view shows; updated by the runner as games finish."""
+
+    total: int
+    done: int
+    games: list[StoredGame]
+    played_now: int = 0
+    in_flight: int = 0
+    """Tables being played now."""
+    playing: set[int] = field(default_factory=set)
+    """Schedule indices of the games under way (cut off by an interruption, they are
+    replayed on resume)."""
+    started: float = field(default_factory=time.monotonic)
+    latest: deque[str] = field(default_factory=lambda: deque(maxlen=6))
+
+    def eta_seconds(self) -> float | None:
+        """Remaining time at this run's pace; None before the first game ends."""
+        if not self.played_now:
+            return None
+        pace = (time.monotonic() - self.started) / self.played_now
+        return pace * (self.total - self.done)
+
+
+def open_league(league: League) -> tuple[LeagueStore, list[ScheduledGame]]:
+    """Open (or create) the league's database, checked against the league file, and
+    bring the record file in line with it."""
+    schedule = build_schedule(league)
+    store = LeagueStore(league.database)
+    try:
+        store.prepare(league.identity(), schedule)
+        store.sync_record_file(league.records)
+    except BaseException:
+        store.close()
+        raise
+    return store, schedule
+
+
+class LeagueRunner:
+    """Runs the pending games of an opened league with `league.concurrency` tables at once."""
+
+    def __init__(self, league: League, store: LeagueStore, schedule: list[ScheduledGame],
+                 on_change: Callable[[], None] | None = None) -> None:
+        self.league = league
+        self.store = store
+        finished = store.finished_indices()
+        self.pending = [g for g in schedule if g.index not in finished]
+        self.progress = LeagueProgress(total=len(schedule), done=len(finished), games=store.games())
+        self.on_change = on_change or (lambda: None)
+        self.pgids: list[int] = []
+
+    async def run(self) -> None:
+        units = work_units(self.pending, self.league.seats, self.league.concurrency)
+        limiter = trio.CapacityLimiter(self.league.concurrency)
+        async with trio.open_nursery() as nursery:
+            for unit in units:
+                nursery.start_soon(self._play_unit, unit, limiter)
+
+    def _specs(self, table: tuple[int, ...]) -> list[BotSpec]:
+        specs = []
+        for bot in table:
+            spec = self.league.bots[bot]
+            env = {"ARENA_BOT_SEED": str(self.league.seed * 100 + bot), **spec.env}
+            specs.append(BotSpec(spec.name, spec.command, spec.cwd, env))
+        return specs
+
+    async def _play_unit(self, unit: list[ScheduledGame], limiter: trio.CapacityLimiter) -> None:
+        table = tuple(sorted(set(unit[0].seats)))
+        plan = tuple(PlannedGame(tuple(table.index(b) for b in g.seats), g.seed, g.round) for g in unit)
+        league = self.league
+        config = MatchConfig(
+            league.game, league.options, league.time_control, games=len(plan), event=league.name,
+            log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
+            plan=plan,
+        )
+
+        async def starting(index: int) -> None:
+            self.progress.playing.add(unit[index].index)
+
+        def done(index: int, outcome: GameOutcome, seats: list[int]) -> None:
+            self.progress.playing.discard(unit[index].index)
+            self._finished(unit[index], outcome)
+
+        async with limiter:
+            self.progress.in_flight += 1
+            self.on_change()
+            try:
+                result = await play_match(config, self._specs(table), done, before_game=starting)
+                self.pgids.extend(result.pgids)
+            finally:
+                self.progress.in_flight -= 1
+
+    def _finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        faults = [StoredFault(f.seat, game.seats[f.seat], f.reason, f.detail, f.ply) for f in outcome.faults]
+        if self.store.save_game(game, outcome.ranks, outcome.scores, faults, outcome.termination, outcome.record):
+            append_record(self.league.records, outcome.record)
+            progress = self.progress
+            progress.done += 1
+            progress.played_now += 1
+            progress.games.append(StoredGame(
+                game.index, game.table, game.seats, game.seed, outcome.ranks, outcome.scores, tuple(faults),
+                outcome.termination, len(outcome.record.plies)))
+            progress.latest.append(describe_game(self.league, game, outcome))
+            self.on_change()
+
+
+def describe_game(league: League, game: ScheduledGame, outcome: GameOutcome) -> str:
+    """'round 3.2: greedy 1st (7), random 2nd (3) [normal]'."""
+    parts = []
+    for seat, bot in enumerate(game.seats):
+        score = f" ({outcome.scores[seat]:g})" if outcome.scores else ""
+        parts.append(f"{league.bots[bot].name} #{outcome.ranks[seat]}{score}")
+    return f"round {game.round}: " + ", ".join(parts) + f" [{outcome.termination}]"

@@ -1,0 +1,224 @@
+"""The leaderboard: per-bot results, ratings with 95% intervals, head-to-head
+crosstable, and their exports (rich table, markdown, CSV, JSON)."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.table import Table
+
+from arena.league.store import StoredGame
+from arena.ratings import PairResult, Rating, elo_fit, openskill_ratings
+
+FAULT_KINDS = {
+    "time-out": "time-outs",
+    "crash": "crashes", "closed-pipe": "crashes", "startup-failure": "crashes",
+    "illegal-action": "illegal",
+    "malformed": "protocol", "unexpected-message": "protocol",
+}
+"""How the referee's fault reasons are grouped in the tables."""
+
+
+@dataclass
+class BotStanding:
+    """One bot's line of the leaderboard."""
+
+    name: str
+    rating: Rating = Rating(0.0, math.inf)
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+    placing_total: int = 0
+    score_total: float = 0.0
+    faults: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def mean_placing(self) -> float:
+        return self.placing_total / self.games if self.games else 0.0
+
+    @property
+    def mean_score(self) -> float:
+        return self.score_total / self.games if self.games else 0.0
+
+    @property
+    def fault_count(self) -> int:
+        return sum(self.faults.values())
+
+
+@dataclass
+class Standings:
+    """The leaderboard of a league after some of its games."""
+
+    seats: int
+    rating_kind: str
+    rows: list[BotStanding]
+    """In leaderboard order (best first)."""
+    names: list[str]
+    """Bot names in league order (the crosstable's rows and columns)."""
+    head_to_head: list[list[tuple[float, int]]]
+    """[i][j]: points of bot i against bot j (1 ahead, 0.5 level) and their meetings."""
+    games: int
+
+
+def compute_standings(names: list[str], seats: int, games: list[StoredGame]) -> Standings:
+    """Standings from finished games: Elo for 2 seats, OpenSkill for more."""
+    rows = [BotStanding(name) for name in names]
+    h2h = [[(0.0, 0) for _ in names] for _ in names]
+    for game in games:
+        firsts = sum(1 for r in game.ranks if r == 1)
+        for seat, bot in enumerate(game.seats):
+            row = rows[bot]
+            rank = game.ranks[seat]
+            row.games += 1
+            row.placing_total += rank
+            if rank == 1 and firsts == 1:
+                row.wins += 1
+            elif rank == 1:
+                row.draws += 1
+            else:
+                row.losses += 1
+            if game.scores is not None:
+                row.score_total += game.scores[seat]
+            for other_seat, other in enumerate(game.seats):
+                if other != bot:
+                    other_rank = game.ranks[other_seat]
+                    points = 1.0 if rank < other_rank else 0.5 if rank == other_rank else 0.0
+                    total, meetings = h2h[bot][other]
+                    h2h[bot][other] = (total + points, meetings + 1)
+        for fault in game.faults:
+            kind = FAULT_KINDS.get(fault.reason, fault.reason)
+            faults = rows[fault.bot].faults
+            faults[kind] = faults.get(kind, 0) + 1
+    if seats == 2:
+        kind = "Elo"
+        ratings = elo_fit(len(names), [_pair(g) for g in games])
+    else:
+        kind = "OpenSkill"
+        ratings = openskill_ratings(len(names), [list(zip(g.seats, g.ranks)) for g in games])
+    for row, rating in zip(rows, ratings):
+        row.rating = rating
+    order = sorted(rows, key=lambda r: (-r.rating.value, -(r.wins + r.draws / 2), r.name))
+    return Standings(seats, kind, order, list(names), h2h, len(games))
+
+
+def _pair(game: StoredGame) -> PairResult:
+    a, b = game.ranks
+    return PairResult(game.seats[0], game.seats[1], 1.0 if a < b else 0.5 if a == b else 0.0)
+
+
+# ---- presentation -------------------------------------------------------------------------
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
+
+
+def _rating_text(rating: Rating, kind: str) -> str:
+    """Elo relative to the field's average (+35 ± 20); OpenSkill's mu (27.1 ± 4.2)."""
+    if math.isinf(rating.error):
+        return "-"
+    if kind == "Elo":
+        return f"{rating.value:+.0f} ± {rating.error:.0f}"
+    return f"{rating.value:.1f} ± {rating.error:.1f}"
+
+
+def _fault_text(row: BotStanding) -> str:
+    return ", ".join(f"{n} {k}" for k, n in sorted(row.faults.items())) or "0"
+
+
+def leaderboard_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
+    """Header and rows of the leaderboard as text (shared by every format)."""
+    header = ["rank", "bot", f"{standings.rating_kind} (95%)", "games"]
+    header += ["W", "D", "L"] if standings.seats == 2 else ["mean place", "wins"]
+    header += ["score", "mean score", "faults"]
+    lines = []
+    for rank, row in enumerate(standings.rows, start=1):
+        line = [str(rank), row.name, _rating_text(row.rating, standings.rating_kind), str(row.games)]
+        if standings.seats == 2:
+            line += [str(row.wins), str(row.draws), str(row.losses)]
+        else:
+            line += [f"{row.mean_placing:.2f}", str(row.wins)]
+        line += [_number(row.score_total), f"{row.mean_score:.2f}", _fault_text(row)]
+        lines.append(line)
+    return header, lines
+
+
+def crosstable_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
+    """Head-to-head points 'p/n' of each row bot against each column bot."""
+    order = [standings.names.index(r.name) for r in standings.rows]
+    header = ["bot", *[standings.names[j] for j in order]]
+    lines = []
+    for i in order:
+        line = [standings.names[i]]
+        for j in order:
+            points, meetings = standings.head_to_head[i][j]
+            line.append("" if i == j else f"{_number(points)}/{meetings}" if meetings else "-")
+        lines.append(line)
+    return header, lines
+
+
+def rich_tables(standings: Standings, title: str) -> tuple[Table, Table]:
+    """The leaderboard and the crosstable for the terminal."""
+    header, lines = leaderboard_rows(standings)
+    board = Table(title=f"{title}: {standings.games} game(s)")
+    for column in header:
+        board.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
+    for line in lines:
+        board.add_row(*line)
+    header, lines = crosstable_rows(standings)
+    cross = Table(title="head to head (points/games; 1 for placing ahead, ½ level)")
+    for column in header:
+        cross.add_column(column, justify="left" if column == "bot" else "right")
+    for line in lines:
+        cross.add_row(*line)
+    return board, cross
+
+
+def to_markdown(standings: Standings, title: str) -> str:
+    def table(header: list[str], lines: list[list[str]]) -> str:
+        rows = [header, ["---"] * len(header), *lines]
+        return "\n".join("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows)
+
+    return (f"## {title}\n\n{standings.games} game(s)\n\n" + table(*leaderboard_rows(standings))
+            + "\n\n### Head to head\n\n" + table(*crosstable_rows(standings)) + "\n")
+
+
+def to_csv(standings: Standings) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    fault_kinds = sorted({k for row in standings.rows for k in row.faults})
+    writer.writerow(["rank", "bot", "rating", "rating_error95", "rating_kind", "games", "wins", "draws", "losses",
+                     "mean_place", "score", "mean_score", "faults", *fault_kinds])
+    for rank, row in enumerate(standings.rows, start=1):
+        writer.writerow([rank, row.name, f"{row.rating.value:.2f}", f"{row.rating.error:.2f}", standings.rating_kind,
+                         row.games, row.wins, row.draws, row.losses, f"{row.mean_placing:.3f}",
+                         _number(row.score_total), f"{row.mean_score:.3f}", row.fault_count,
+                         *[row.faults.get(k, 0) for k in fault_kinds]])
+    return out.getvalue()
+
+
+def to_json(standings: Standings, title: str) -> str:
+    data: dict[str, Any] = {
+        "league": title, "games": standings.games, "rating": standings.rating_kind,
+        "standings": [
+            {"rank": rank, "bot": row.name,
+             "rating": round(row.rating.value, 2),
+             "rating_error95": None if math.isinf(row.rating.error) else round(row.rating.error, 2),
+             "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+             "mean_place": round(row.mean_placing, 4), "score": row.score_total,
+             "mean_score": round(row.mean_score, 4), "faults": dict(sorted(row.faults.items()))}
+            for rank, row in enumerate(standings.rows, start=1)
+        ],
+        "head_to_head": {
+            standings.names[i]: {standings.names[j]: {"points": p, "games": n}
+                                 for j, (p, n) in enumerate(line) if n}
+            for i, line in enumerate(standings.head_to_head)
+        },
+    }
+    return json.dumps(data, indent=2) + "\n"

@@ -1,0 +1,175 @@
+"""The sequential probability ratio test on game pairs, as fastchess and fishtest run it.
+
+Games are played in pairs with the same seed and colours swapped, so a pair's total
+for bot B is 0, 0.5, 1, 1.5 or 2 points: the pentanomial counts. The test compares
+H0 "B is elo0 stronger than A" with H1 "B is elo1 stronger" (logistic Elo) using the
+normal approximation of the log-likelihood ratio on pair scores (the GSPRT of
+Michel Van den Bergh used by fishtest), and stops when the ratio leaves the bounds
+set by the error rates alpha (accepting H1 when H0 is true) and beta.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from arena.ratings import Z95
+
+PAIR_OUTCOMES = 5
+"""Pentanomial categories: B scored 0, 0.5, 1, 1.5 or 2 points over the pair."""
+
+_REGULARISE = 1e-3
+"""Added to empty pentanomial categories so that the variance never vanishes."""
+
+
+def expected_score(elo: float) -> float:
+    """The logistic model's expected score per game at an Elo difference."""
+    return 1.0 / (1.0 + math.pow(10.0, -elo / 400.0))
+
+
+def elo_of_score(score: float) -> float:
+    """The Elo difference whose expected score is `score` (+-inf at 0 and 1)."""
+    if score <= 0.0:
+        return -math.inf
+    if score >= 1.0:
+        return math.inf
+    return -400.0 * math.log10(1.0 / score - 1.0)
+
+
+def normal_cdf(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+@dataclass(frozen=True)
+class SprtParameters:
+    """Hypotheses (logistic Elo of B over A) and error rates."""
+
+    elo0: float = 0.0
+    elo1: float = 10.0
+    alpha: float = 0.05
+    beta: float = 0.05
+
+    def __post_init__(self) -> None:
+        if not self.elo0 < self.elo1:
+            raise ValueError(f"elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
+        for name in ("alpha", "beta"):
+            value = getattr(self, name)
+            if not 0.0 < value < 0.5:
+                raise ValueError(f"{name} must lie between 0 and 0.5, not {value:g}")
+
+    @property
+    def lower_bound(self) -> float:
+        """Below this log-likelihood ratio H0 is accepted."""
+        return math.log(self.beta / (1.0 - self.alpha))
+
+    @property
+    def upper_bound(self) -> float:
+        """Above this log-likelihood ratio H1 is accepted."""
+        return math.log((1.0 - self.beta) / self.alpha)
+
+    @classmethod
+    def parse(cls, items: list[str]) -> SprtParameters:
+        """From `elo0=0 elo1=10 alpha=0.05 beta=0.05` (any subset; defaults otherwise)."""
+        values: dict[str, float] = {}
+        for item in items:
+            name, sep, text = item.partition("=")
+            if not sep or name not in ("elo0", "elo1", "alpha", "beta"):
+                raise ValueError(f"{item!r} is not one of elo0=, elo1=, alpha=, beta=")
+            try:
+                values[name] = float(text)
+            except ValueError:
+                raise ValueError(f"{name}={text!r} is not a number") from None
+        return cls(**values)
+
+
+@dataclass
+class PairStats:
+    """Pentanomial counts of B's points per pair, and the estimates drawn from them."""
+
+    counts: list[int] = field(default_factory=lambda: [0] * PAIR_OUTCOMES)
+
+    def add_pair(self, points_b: float) -> None:
+        """Record a pair in which B scored `points_b` (0 to 2 in steps of 0.5)."""
+        index = round(points_b * 2)
+        if not 0 <= index < PAIR_OUTCOMES or abs(index / 2 - points_b) > 1e-9:
+            raise ValueError(f"a pair score must be 0, 0.5, 1, 1.5 or 2, not {points_b}")
+        self.counts[index] += 1
+
+    @property
+    def pairs(self) -> int:
+        return sum(self.counts)
+
+    def _moments(self, regularise: bool) -> tuple[float, float, float]:
+        """Total weight, mean and variance of the per-game score of B over pairs."""
+        counts = [c if c or not regularise else _REGULARISE for c in self.counts]
+        total = sum(counts)
+        if total == 0:
+            return 0.0, 0.5, 0.0
+        scores = [k / 4 for k in range(PAIR_OUTCOMES)]  # per-game score of each category
+        mean = sum(c * s for c, s in zip(counts, scores)) / total
+        variance = sum(c * (s - mean) ** 2 for c, s in zip(counts, scores)) / total
+        return total, mean, variance
+
+    def llr(self, params: SprtParameters) -> float:
+        """The generalised log-likelihood ratio of H1 over H0: the pair-score distribution
+        is fitted by maximum likelihood under each hypothesis's mean (fishtest's method)."""
+        if self.pairs == 0:
+            return 0.0
+        counts = [c if c else _REGULARISE for c in self.counts]
+        total = sum(counts)
+        observed = [c / total for c in counts]
+        scores = [k / 4 for k in range(PAIR_OUTCOMES)]
+        under_h0 = _fit_with_mean(observed, scores, expected_score(params.elo0))
+        under_h1 = _fit_with_mean(observed, scores, expected_score(params.elo1))
+        return total * sum(p * math.log(q1 / q0) for p, q0, q1 in zip(observed, under_h0, under_h1))
+
+    def score(self) -> float:
+        """B's mean score per game."""
+        return self._moments(regularise=False)[1]
+
+    def elo(self) -> tuple[float, float, float]:
+        """B's Elo over A with the ends of its 95% interval."""
+        total, mean, variance = self._moments(regularise=False)
+        if total == 0:
+            return 0.0, -math.inf, math.inf
+        error = Z95 * math.sqrt(variance / total)
+        return elo_of_score(mean), elo_of_score(mean - error), elo_of_score(mean + error)
+
+    def los(self) -> float:
+        """Likelihood of superiority: the probability that B is stronger than A."""
+        total, mean, variance = self._moments(regularise=False)
+        if total == 0:
+            return 0.5
+        if variance == 0.0:
+            return 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+        return normal_cdf((mean - 0.5) / math.sqrt(variance / total))
+
+    def decision(self, params: SprtParameters) -> str | None:
+        """'H1' (B is stronger by elo1), 'H0' (not stronger than elo0), or None (go on)."""
+        llr = self.llr(params)
+        if llr >= params.upper_bound:
+            return "H1"
+        if llr <= params.lower_bound:
+            return "H0"
+        return None
+
+
+def _fit_with_mean(observed: list[float], scores: list[float], mean: float) -> list[float]:
+    """The distribution closest to `observed` (maximum likelihood) whose mean score is
+    `mean`: q_i = p_i / (1 + x (a_i - mean)), with x found by bisection on the mean."""
+    low = -1.0 / (max(scores) - mean) + 1e-12
+    high = 1.0 / (mean - min(scores)) - 1e-12
+
+    def excess(x: float) -> float:  # decreasing in x
+        return sum(p * (a - mean) / (1.0 + x * (a - mean)) for p, a in zip(observed, scores))
+
+    for _ in range(64):  # to double precision
+        middle = (low + high) / 2
+        if excess(middle) > 0:
+            low = middle
+        else:
+            high = middle
+    x = (low + high) / 2
+    weights = [p / (1.0 + x * (a - mean)) for p, a in zip(observed, scores)]
+    norm = sum(weights)
+    return [w / norm for w in weights]
