@@ -280,15 +280,36 @@ def demo_command(
                   f"or run your own league: docs/leagues.md")
 
 
+BENCH_PARTS = ("referee", "engines", "league")
+
+
 @app.command("bench")
 def bench_command(
-    decisions: Annotated[int, typer.Option("--decisions", help="Decisions per measurement.")] = 4000,
+    decisions: Annotated[int, typer.Option("--decisions", help="Decisions per referee measurement.")] = 4000,
+    only: Annotated[list[str] | None, typer.Option(
+        "--only", help="Run only these parts (repeatable): referee, engines, league.")] = None,
+    league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
 ) -> None:
-    """Measure the referee: CPU and round trip per decision, decisions per second with
-    1, 8 and 32 concurrent games, each beside a raw pipe round trip of the same run."""
-    from arena.bench import run_bench
+    """Measure the arena: the referee's CPU and round trip per decision beside a raw
+    pipe, decisions per second with 1, 8 and 32 games at once; every rules engine's
+    random games per second and mid-game legal-action time; league games per second
+    at concurrency 1, 2 and 4 with the referee's share of CPU."""
+    parts = only or list(BENCH_PARTS)
+    for part in parts:
+        if part not in BENCH_PARTS:
+            raise fail(f"--only {part!r}: choose from {', '.join(BENCH_PARTS)}")
+    if "referee" in parts:
+        from arena.bench import run_bench
 
-    run_bench(console, decisions)
+        run_bench(console, decisions)
+    if "engines" in parts:
+        from arena.bench_games import engine_table
+
+        console.print(engine_table(console))
+    if "league" in parts:
+        from arena.bench_league import league_table
+
+        console.print(league_table(league_games + league_games % 2))
 
 
 def main() -> None:

@@ -120,3 +120,15 @@ def test_watch_draws_the_board_after_every_turn() -> None:
     code, out = invoke("play", "btt", "random", "random", "--watch", "--seed", "2")
     assert code == 0, out
     assert out.count("a   b   c   d   e   f   g   h") == 32  # 2 setup turns + 30 pyramids
+
+
+def test_bench_engine_and_league_parts_report_every_game() -> None:
+    import arena.bench_games as bench_games
+    from arena.games import GAMES
+
+    figures = bench_games.engine_figures(GAMES["btt"], budget_s=0.05)
+    assert figures.games_per_s > 0 and figures.legal_count > 0 and figures.legal_median_ms > 0
+    code, out = invoke("bench", "--only", "league", "--league-games", "4")
+    assert code == 0, out
+    assert "League of random bots" in out and "referee share" in out
+    assert invoke("bench", "--only", "nothing")[0] == 2

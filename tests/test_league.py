@@ -230,3 +230,16 @@ def test_table_before_the_league_started(tmp_path: Path) -> None:
     path = write_league(tmp_path, BASIC.format(games=2))
     result = runner.invoke(app, ["league", "table", str(path)])
     assert result.exit_code == 2 and "has not started" in result.output
+
+
+def test_the_documented_example_league_loads_and_runs(tmp_path: Path) -> None:
+    text = (Path(__file__).resolve().parent.parent / "docs" / "leagues.md").read_text()
+    example = text.split("```toml\n", 1)[1].split("```", 1)[0]
+    (tmp_path / "bots").symlink_to(Path(__file__).resolve().parent.parent / "bots")
+    path = write_league(tmp_path, example.replace('games_per_pairing = 4', 'games_per_pairing = 2'), "night.toml")
+    league = load_league(path)
+    assert [b.name for b in league.bots] == ["random", "greedy", "greedy-script"]
+    assert league.output == tmp_path / "night" and league.time_control.per_move_s == 0.2
+    result = runner.invoke(app, ["league", "run", str(path), "-q"])
+    assert result.exit_code == 0, result.output
+    assert len(read_record_file(league.records)) == 6

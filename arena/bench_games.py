@@ -1,0 +1,100 @@
+"""`arena bench` for the rules engines: full random games per second on one core, and
+the time to list the legal actions in a mid-game position, for every game."""
+
+from __future__ import annotations
+
+import random
+import statistics
+import time
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+
+from arena.games import CHANCE, GAMES, TERMINAL, Game, State
+
+MIDGAME_PLY: dict[str, int] = {"blox": 60, "treeblox": 30, "the-tree": 12, "roots": 40, "btt": 12}
+"""Placements into a random game where the legal actions are timed (Blox: 60 bricks,
+the issue's reference position)."""
+
+SEATS: dict[str, int] = {"the-tree": 2}
+"""Seat counts for the engine figures (default: the game's minimum, at least 2)."""
+
+
+@dataclass(frozen=True)
+class EngineFigures:
+    games_per_s: float
+    decisions_per_s: float
+    legal_median_ms: float
+    legal_count: int
+
+
+def random_game(game: Game, seats: int, rng: random.Random) -> int:
+    """Play one uniformly random game with the referee's engine; decisions played."""
+    state = game.new_state(seats, {})
+    decisions = 0
+    while (current := state.current()) != TERMINAL:
+        if current == CHANCE:
+            state.apply(state.sample_chance(rng))
+        else:
+            state.apply(rng.choice(state.legal_actions()))
+        decisions += 1
+    return decisions
+
+
+def midgame_state(game: Game, seats: int, seed: int) -> tuple[State, str] | None:
+    """A random position `MIDGAME_PLY` placements in (passes and chance not counted),
+    as the state before its last action and that action: applying it gives a state
+    whose legal actions nobody has listed yet."""
+    rng = random.Random(seed)
+    state = game.new_state(seats, {})
+    placed = 0
+    target = MIDGAME_PLY.get(game.id, 20)
+    while state.current() != TERMINAL:
+        if state.current() == CHANCE:
+            state.apply(state.sample_chance(rng))
+            continue
+        action = rng.choice(state.legal_actions())
+        if placed + 1 == target and action != "pass":
+            return state, action
+        state.apply(action)
+        placed += action != "pass"
+    return None
+
+
+def engine_figures(game: Game, budget_s: float = 2.0) -> EngineFigures:
+    seats = SEATS.get(game.id, max(2, game.min_seats))
+    rng = random.Random(1)
+    games = decisions = 0
+    begin = time.process_time()
+    while time.process_time() - begin < budget_s or games < 3:
+        decisions += random_game(game, seats, rng)
+        games += 1
+    elapsed = time.process_time() - begin
+    timings: list[float] = []
+    count = 0
+    for seed in range(40):
+        found = midgame_state(game, seats, seed)
+        if found is None:
+            continue
+        before, action = found
+        state = before.clone()
+        state.apply(action)
+        start = time.perf_counter()
+        count = len(state.legal_actions())
+        timings.append(time.perf_counter() - start)
+    legal_ms = statistics.median(timings) * 1000 if timings else float("nan")
+    return EngineFigures(games / elapsed, decisions / elapsed, legal_ms, count)
+
+
+def engine_table(console: Console, budget_s: float = 2.0) -> Table:
+    table = Table(title="Rules engines (one core, uniformly random play)")
+    for column in ("game", "seats", "random games/s", "decisions/s", "mid-game position", "legal actions (median)"):
+        table.add_column(column, justify="right")
+    for game in GAMES.values():
+        figures = engine_figures(game, budget_s)
+        seats = SEATS.get(game.id, max(2, game.min_seats))
+        table.add_row(game.id, str(seats), f"{figures.games_per_s:,.0f}", f"{figures.decisions_per_s:,.0f}",
+                      f"ply {MIDGAME_PLY.get(game.id, 20)}, {figures.legal_count} legal",
+                      f"{figures.legal_median_ms:.3f} ms")
+    return table
