@@ -72,6 +72,24 @@ def games_command() -> None:
     console.print(table)
 
 
+DealArg = Annotated[str | None, typer.Option(
+    "--deal", help="The opening chance outcome, given explicitly (The Tree: the 36 tiles in dealt order, "
+    "comma-separated); default: drawn from --seed.")]
+
+
+def with_deal(state: State, deal: str | None, actions: list[str] | None) -> list[str]:
+    """The action list with an explicit deal first, once the game accepts that deal."""
+    if deal is None:
+        return list(actions or [])
+    if state.current() != CHANCE:
+        raise fail("--deal: this game does not open with a chance decision; drop --deal")
+    try:
+        state.clone().apply(deal)
+    except GameError as exc:
+        raise fail(f"--deal: {exc}") from None
+    return [deal, *(actions or [])]
+
+
 @app.command("legal")
 def legal_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt.")],
@@ -79,6 +97,7 @@ def legal_command(
     players: PlayersArg = None,
     option: OptionArg = None,
     seed: SeedArg = 0,
+    deal: DealArg = None,
 ) -> None:
     """Print the legal actions after ACTIONS, one per line in ASCII order.
 
@@ -88,7 +107,7 @@ def legal_command(
     game = load_game(game_id)
     state = new_state(game, players, parse_options(game, option))
     try:
-        apply_actions(state, actions or [], seed)
+        apply_actions(state, with_deal(state, deal, actions), seed)
     except GameError as exc:
         raise fail(str(exc), 1) from None
     if state.current() == TERMINAL:
@@ -106,13 +125,14 @@ def perft_command(
     players: PlayersArg = None,
     option: OptionArg = None,
     seed: SeedArg = 0,
+    deal: DealArg = None,
 ) -> None:
     """Print `DEPTH COUNT` for every depth 1..DEPTH: the number of legal action
     sequences of exactly that length (chance points are resolved from --seed)."""
     game = load_game(game_id)
     state = new_state(game, players, parse_options(game, option))
     try:
-        ply = apply_actions(state, actions or [], seed)
+        ply = apply_actions(state, with_deal(state, deal, actions), seed)
     except GameError as exc:
         raise fail(str(exc), 1) from None
     for level, count in enumerate(perft(state, depth, seed, ply), start=1):
