@@ -99,7 +99,8 @@ def print_tables(league: League, fmt: Format, output: Path | None = None) -> Non
     except (LeagueStoreError, OSError) as exc:
         raise fail(str(exc)) from None
     try:
-        standings = compute_standings([b.name for b in league.bots], league.seats, store.games())
+        standings = compute_standings([b.name for b in league.bots], league.seats, store.games(),
+                                      league.game.score_name)
         total = len(store.scheduled())
     finally:
         store.close()

@@ -65,7 +65,8 @@ def totals(result: MatchResult) -> list[BotTotals]:
 def match_table(result: MatchResult, game: Game) -> Table:
     """Wins/draws/losses, mean placing, total and mean game score, faults per bot."""
     table = Table(title=f"{game.name}: {len(result.outcomes)} game(s)")
-    for column in ("bot", "games", "wins", "draws", "losses", "mean place", "score", "mean score", "faults"):
+    score = game.score_name
+    for column in ("bot", "games", "wins", "draws", "losses", "mean place", score, f"mean {score}", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for name, row in zip(result.names, totals(result), strict=True):
         n = max(row.games, 1)

@@ -136,6 +136,8 @@ class Game(ABC):
     options: ClassVar[tuple[Option, ...]] = ()
     has_chance: ClassVar[bool] = False
     has_hidden_information: ClassVar[bool] = False
+    score_name: ClassVar[str] = "score"
+    """What the game's own score counts, for tables (Treeblox: "active leaves")."""
 
     def resolve_options(self, given: Mapping[str, str]) -> dict[str, str]:
         """All options with defaults filled in; unknown names or bad values raise GameError."""

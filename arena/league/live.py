@@ -40,7 +40,8 @@ class LiveLeagueView:
         now = time.monotonic()
         stale = len(games) != self._computed_games and now - self._computed_at >= RECOMPUTE_EVERY_S
         if self._standings is None or stale:
-            self._standings = compute_standings([b.name for b in self.league.bots], self.league.seats, games)
+            self._standings = compute_standings([b.name for b in self.league.bots], self.league.seats, games,
+                                                self.league.game.score_name)
             self._computed_at = now
             self._computed_games = len(games)
         return self._standings

@@ -64,9 +64,10 @@ class Standings:
     head_to_head: list[list[tuple[float, int]]]
     """[i][j]: points of bot i against bot j (1 ahead, 0.5 level) and their meetings."""
     games: int
+    score_name: str = "score"
 
 
-def compute_standings(names: list[str], seats: int, games: list[StoredGame]) -> Standings:
+def compute_standings(names: list[str], seats: int, games: list[StoredGame], score_name: str = "score") -> Standings:
     """Standings from finished games: Elo for 2 seats, OpenSkill for more."""
     rows = [BotStanding(name) for name in names]
     h2h = [[(0.0, 0) for _ in names] for _ in names]
@@ -104,7 +105,7 @@ def compute_standings(names: list[str], seats: int, games: list[StoredGame]) -> 
     for row, rating in zip(rows, ratings):
         row.rating = rating
     order = sorted(rows, key=lambda r: (-r.rating.value, -(r.wins + r.draws / 2), r.name))
-    return Standings(seats, kind, order, list(names), h2h, len(games))
+    return Standings(seats, kind, order, list(names), h2h, len(games), score_name)
 
 
 def _pair(game: StoredGame) -> PairResult:
@@ -136,7 +137,7 @@ def leaderboard_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the leaderboard as text (shared by every format)."""
     header = ["rank", "bot", f"{standings.rating_kind} (95%)", "games"]
     header += ["W", "D", "L"] if standings.seats == 2 else ["mean place", "wins"]
-    header += ["score", "mean score", "faults"]
+    header += [standings.score_name, f"mean {standings.score_name}", "faults"]
     lines = []
     for rank, row in enumerate(standings.rows, start=1):
         line = [str(rank), row.name, _rating_text(row.rating, standings.rating_kind), str(row.games)]
