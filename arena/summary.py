@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from rich.table import Table
 
+from arena.games import GAMES
 from arena.games.base import Game
 from arena.match import MatchResult
 from arena.referee import GameOutcome
@@ -18,10 +19,12 @@ def _score(value: float) -> str:
 def outcome_line(index: int, outcome: GameOutcome) -> str:
     """'game 1: greedy 1st (7), random 2nd (3) - normal'."""
     record = outcome.record
+    unit = GAMES[record.game_id].score_name if record.game_id in GAMES else "score"
+    unit = "" if unit == "score" else f" {unit}"
     parts = []
     for seat, rank in enumerate(outcome.ranks):
         name = record.tags.get(f"Player{seat}", f"seat {seat}")
-        score = f" ({_score(outcome.scores[seat])})" if outcome.scores else ""
+        score = f" ({_score(outcome.scores[seat])}{unit})" if outcome.scores else ""
         parts.append(f"{name} #{rank}{score}")
     text = f"game {index + 1}: " + ", ".join(parts) + f"  [{outcome.termination}]"
     for fault in outcome.faults:

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import Any
+from typing import cast
 
 if __package__ in (None, ""):
     # Run as a script: make the project root importable (bots/ is sys.path[0]).
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games.btt import BTT, EMPTY, NULL, ROOT, BTTState
-from protocol.bot import Choice, run
+from arena.games.btt import EMPTY, NULL, ROOT, BTTState
+from bots.tracking import serve
 
 
 def choose_action(state: BTTState) -> str:
@@ -88,39 +88,8 @@ def _own_room(state: BTTState, seat: int, sq: int) -> int:
     return room
 
 
-class GreedyBot:
-    """Protocol glue: the state of the game in progress and how many plies it holds."""
-
-    def __init__(self) -> None:
-        self.state: BTTState | None = None
-        self.applied = 0
-
-    def on_start(self, message: dict[str, Any]) -> None:
-        """A new game: start from the initial position."""
-        state = BTT().new_state(int(message["seats"]), dict(message.get("options") or {}))
-        assert isinstance(state, BTTState)
-        self.state = state
-        self.applied = 0
-
-    def choose(self, request: dict[str, Any], game: dict[str, Any]) -> Choice:
-        """Catch up with the events not yet applied, then pick the greedy move."""
-        if self.state is None:
-            self.on_start(game)
-        assert self.state is not None
-        for event in request.get("events") or []:
-            if int(event["ply"]) > self.applied:
-                self.state.apply(str(event["action"]))
-                self.applied = int(event["ply"])
-        action = choose_action(self.state)
-        legal = request.get("legal")
-        if legal and action not in legal:
-            return legal[0], {"comment": "lost track of the game; first legal action"}
-        return action
-
-
 def main() -> None:
-    bot = GreedyBot()
-    run(bot.choose, name="btt-greedy", version="1", on_start=bot.on_start)
+    serve("btt", "btt-greedy", lambda state, request: choose_action(cast(BTTState, state)))
 
 
 if __name__ == "__main__":

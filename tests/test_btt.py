@@ -25,7 +25,8 @@ from arena.games.btt import (
 )
 from arena.perft import perft
 from arena.render.btt import render_btt, text_btt
-from bots.btt_greedy import GreedyBot, choose_action
+from bots.btt_greedy import choose_action
+from bots.tracking import TrackedGame
 
 FILES = "abcdefgh"
 
@@ -651,16 +652,17 @@ def test_greedy_prefers_a_free_move_and_a_big_pyramid_when_exposed() -> None:
     assert action.endswith(">b3") and action[0] == "3"
 
 
-def test_greedy_bot_follows_events_without_double_applying() -> None:
-    bot = GreedyBot()
+def test_a_tracked_game_follows_events_without_double_applying() -> None:
+    tracked = TrackedGame("btt")
     start = {"type": "start", "game": "btt", "options": {"board": "wedge"}, "seat": 1, "seats": 2}
-    bot.on_start(start)
-    first = bot.choose({"ply": 2, "events": [{"ply": 1, "seat": 0, "action": "Nc3"}]}, start)
-    assert isinstance(first, str) and first.startswith("R")
+    tracked.on_start(start)
+    state = tracked.sync({"ply": 2, "events": [{"ply": 1, "seat": 0, "action": "Nc3"}]}, start)
+    assert isinstance(state, BTTState)
+    first = choose_action(state)
+    assert first.startswith("R")
     events = [{"ply": 1, "seat": 0, "action": "Nc3"}, {"ply": 2, "seat": 1, "action": first},
               {"ply": 3, "seat": 0, "action": play(2, ["Nc3", first]).legal_actions()[0]}]
-    second = bot.choose({"ply": 4, "events": events}, start)
-    assert bot.applied == 3 and bot.state is not None and bot.state.ply == 3
-    assert isinstance(second, str) and bot.state.is_legal(second)
-    bot.on_start(start)
-    assert bot.state is not None and bot.state.ply == 0
+    state = tracked.sync({"ply": 4, "events": events}, start)
+    assert tracked.applied == 3 and isinstance(state, BTTState) and state.ply == 3
+    tracked.on_start(start)
+    assert isinstance(tracked.state, BTTState) and tracked.state.ply == 0

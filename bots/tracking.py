@@ -1,0 +1,80 @@
+"""Glue for bots that keep their own copy of the game with the arena's rules engine:
+the state is rebuilt from the start message and advanced by each request's events, so
+`choose` always sees the current position. Only for games with perfect information
+(a hidden-information bot must work from its observation instead)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from arena.games import State, get_game
+from protocol.bot import Choice, run
+
+Chooser = Callable[[State, dict[str, Any]], Choice]
+"""Picks an action in a state where the bot is to move (the request is passed too,
+for its clock)."""
+
+
+class TrackedGame:
+    """The game in progress as the bot has seen it, and how many plies it holds."""
+
+    def __init__(self, game_id: str) -> None:
+        self.game = get_game(game_id)
+        self.state: State | None = None
+        self.applied = 0
+
+    def on_start(self, message: dict[str, Any]) -> None:
+        self.state = self.game.new_state(int(message["seats"]), dict(message.get("options") or {}))
+        self.applied = 0
+
+    def sync(self, request: dict[str, Any], start: dict[str, Any]) -> State:
+        """Apply the events this copy has not seen yet; the current state."""
+        if self.state is None:
+            self.on_start(start)
+        assert self.state is not None
+        for event in request.get("events") or []:
+            if int(event["ply"]) > self.applied:
+                self.state.apply(str(event["action"]))
+                self.applied = int(event["ply"])
+        return self.state
+
+
+def serve(game_id: str, name: str, choose: Chooser, version: str = "1") -> None:
+    """Run a bot for `game_id` over the protocol: track the game, ask `choose`, and fall
+    back to the first legal action if the copy ever disagrees with the referee."""
+    tracked = TrackedGame(game_id)
+
+    def answer(request: dict[str, Any], start: dict[str, Any]) -> Choice:
+        state = tracked.sync(request, start)
+        choice = choose(state, request)
+        action = choice[0] if isinstance(choice, tuple) else choice
+        legal = request.get("legal")
+        if legal and action not in legal:
+            return legal[0], {"comment": "lost track of the game; first legal action"}
+        return choice
+
+    run(answer, name=name, version=version, on_start=tracked.on_start)
+
+
+def seed_from_environment() -> int | None:
+    """ARENA_BOT_SEED, which the arena sets so that seeded bots reproduce a match."""
+    text = os.environ.get("ARENA_BOT_SEED", "")
+    return int(text) if text.lstrip("-").isdigit() else None
+
+
+def think_time(request: dict[str, Any], fraction: float = 0.3, default_s: float = 0.1) -> float:
+    """Seconds to spend on this decision: a fraction of the per-move limit, and no
+    more than a twentieth of the clock's remaining time."""
+    clock = request.get("clock") or {}
+    budget = default_s
+    if clock.get("move_ms"):
+        budget = fraction * clock["move_ms"] / 1000
+    if clock.get("remaining_ms") is not None:
+        budget = min(budget, clock["remaining_ms"] / 1000 / 20)
+    return max(budget, 0.001)
