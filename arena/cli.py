@@ -279,7 +279,7 @@ def verify_command(
 def demo_command(
     out: Annotated[Path, typer.Option("--out", help="Folder for the demo leagues (replaced).")] = Path("arena-demo"),
     seed: SeedArg = 1,
-    games: Annotated[int, typer.Option("--games", help="Games per pairing (even).", min=2)] = 2,
+    games: Annotated[int, typer.Option("--games", help="Games per pairing in the 2-seat leagues.", min=2)] = 6,
 ) -> None:
     """A short round-robin league of the bundled bots (random, greedy, search) in every
     game, with live standings; records and databases go to --out."""

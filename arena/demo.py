@@ -17,18 +17,24 @@ PER_MOVE = "100ms"
 """Per-decision limit in the demo: search bots think for a fraction of it."""
 
 
-def demo_leagues(output: Path, seed: int, games_per_pairing: int = 2) -> list[League]:
-    """One round-robin league per game that ships at least two of the demo bots."""
+def demo_leagues(output: Path, seed: int, games_per_pairing: int = 6) -> list[League]:
+    """A 2-seat round-robin of the demo bots for every game that ships at least two of
+    them, and a 3-seat league (rated with OpenSkill) for games played by 3 or more."""
     leagues = []
     for game in GAMES.values():
         available = shipped_bots(game.id)
-        bots = [BotEntry(name=name, command=name) for name in DEMO_BOTS if name in available]
-        if len(bots) < 2:
+        names = [name for name in DEMO_BOTS if name in available]
+        if len(names) < 2:
             continue
-        raw = LeagueFile(name=f"demo {game.id}", game=game.id, bots=bots, seats=2,
-                         games_per_pairing=games_per_pairing, seed=seed, output=str(output / game.id),
-                         time=TimeSection(per_move=PER_MOVE))
-        leagues.append(resolve_league(raw, Path.cwd()))
+        line_ups = [(2, names, game.id, games_per_pairing)]
+        if game.max_seats >= 3:
+            line_ups.append((3, [*names, "random-2"][:max(3, len(names))], f"{game.id}-3", 3))
+        for seats, bots, folder, games in line_ups:
+            entries = [BotEntry(name=name, command=name.split("-")[0]) for name in bots]
+            raw = LeagueFile(name=f"demo {game.id} ({seats} seats)", game=game.id, bots=entries, seats=seats,
+                             games_per_pairing=games, seed=seed, output=str(output / folder),
+                             time=TimeSection(per_move=PER_MOVE))
+            leagues.append(resolve_league(raw, Path.cwd()))
     return leagues
 
 

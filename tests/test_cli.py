@@ -91,12 +91,14 @@ def test_demo_runs_a_league_per_game_and_plays_afresh(tmp_path: Path) -> None:
     assert code == 0, out
     from arena.demo import demo_leagues
 
+    from arena.league.schedule import build_schedule
+
     leagues = demo_leagues(out_dir, 1)
-    assert {league.game.id for league in leagues} >= {"btt"}
+    assert {league.game.id for league in leagues} >= {"btt", "treeblox"}
+    assert {league.seats for league in leagues} == {2, 3}
     for league in leagues:
         records = read_record_file(league.records)
-        bots = len(league.bots)
-        assert len(records) == bots * (bots - 1) // 2 * league.games_per_pairing
+        assert len(records) == len(build_schedule(league))
         assert invoke("verify", str(league.records))[0] == 0
     code, out = invoke("demo", "--out", str(out_dir))  # a second demo starts again
     assert code == 0 and "already played" not in out
