@@ -90,7 +90,6 @@ def test_demo_runs_a_league_per_game_and_plays_afresh(tmp_path: Path) -> None:
     code, out = invoke("demo", "--out", str(out_dir))
     assert code == 0, out
     from arena.demo import demo_leagues
-
     from arena.league.schedule import build_schedule
 
     leagues = demo_leagues(out_dir, 1)
