@@ -249,7 +249,12 @@ class Referee:
                 self._fault(seat, fault)
 
     def _game_over_by_faults(self) -> bool:
-        return len(self.players) - len(self.removed) <= 1 or (len(self.players) == 2 and bool(self.removed))
+        """A solo game ends when its only seat faults; two seats when either does; more
+        seats play on until one seat is left."""
+        seats = len(self.players)
+        if seats <= 2:
+            return bool(self.removed)
+        return seats - len(self.removed) <= 1
 
     async def play(self) -> GameOutcome:
         """Play the game to its end (or to the forfeit that ends it).
@@ -295,6 +300,8 @@ class Referee:
             base = [1] * n
         if not self.faults:
             return tuple(base), scores
+        if n == 1:
+            return (2,), scores  # a solo seat that faulted has not won
         ranks = [0] * n
         survivors = [s for s in range(n) if s not in self.removed]
         survivor_ranks = competition_ranks([-base[s] for s in survivors])

@@ -210,3 +210,17 @@ def test_interrupting_the_cli_leaves_no_bot(sig: signal.Signals, tmp_path: Path)
     assert b"interrupted" in err
     time.sleep(0.1)
     assert set(_bot_processes(marker)) - before == set()
+
+
+def test_a_solo_game_is_played_to_its_end_and_a_solo_fault_loses() -> None:
+    config = MatchConfig(get_game("the-tree"), {}, TimeControl(per_move_s=2), seed=3, games=1,
+                         timing=Timing(startup_s=3.0, grace_s=0.05))
+    solo = trio.run(play_match, config, [resolve_bot("random", "the-tree")])
+    outcome = solo.outcomes[0]
+    assert outcome.termination == "normal" and len(outcome.record.plies) > 9
+    assert outcome.ranks in ((1,), (2,)) and verify(outcome.record) == []
+    crash = resolve_bot("zoo/crash", "the-tree")
+    crash.env["ZOO_PLY"] = "1"
+    failed = trio.run(play_match, config, [crash])
+    assert failed.outcomes[0].termination == "crash" and failed.outcomes[0].ranks == (2,)
+    assert_no_leftovers(failed)
