@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import signal
 from collections.abc import Awaitable, Callable
+from pathlib import Path
 from typing import Annotated, TypeVar
 
 import trio
@@ -35,6 +36,7 @@ TimePerMoveArg = Annotated[str | None, typer.Option(
 ClockArg = Annotated[str | None, typer.Option("--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5.")]
 StartupArg = Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")]
 GraceArg = Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")]
+OutArg = Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")]
 SeedArg = Annotated[int, typer.Option("--seed", help="Seed for chance (dice, deals); same seed, same game.")]
 
 

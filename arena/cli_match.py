@@ -15,6 +15,7 @@ from arena.cli_common import (
     ClockArg,
     GraceArg,
     OptionArg,
+    OutArg,
     SeedArg,
     StartupArg,
     TimePerMoveArg,
@@ -61,7 +62,7 @@ def match_command(
         "--sprt", help="Stop as soon as the SPRT decides whether B is stronger (defaults elo0=0 elo1=10 "
         "alpha=0.05 beta=0.05).")] = False,
     seed: SeedArg = 0,
-    out: Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")] = None,
+    out: OutArg = None,
     time_per_move: TimePerMoveArg = None,
     clock: ClockArg = None,
     startup_time: StartupArg = "10s",

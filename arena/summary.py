@@ -10,6 +10,7 @@ from arena.games import GAMES
 from arena.games.base import Game
 from arena.match import MatchResult
 from arena.referee import GameOutcome
+from arena.tally import ResultTally
 
 
 def _score(value: float) -> str:
@@ -33,13 +34,7 @@ def outcome_line(index: int, outcome: GameOutcome) -> str:
 
 
 @dataclass
-class BotTotals:
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    placing: int = 0
-    score: float = 0.0
+class BotTotals(ResultTally):
     faults: int = 0
 
 
@@ -50,17 +45,7 @@ def totals(result: MatchResult) -> list[BotTotals]:
         firsts = sum(1 for r in outcome.ranks if r == 1)
         for seat, bot in enumerate(seats):
             row = rows[bot]
-            rank = outcome.ranks[seat]
-            row.games += 1
-            row.placing += rank
-            if rank == 1 and firsts == 1:
-                row.wins += 1
-            elif rank == 1:
-                row.draws += 1
-            else:
-                row.losses += 1
-            if outcome.scores:
-                row.score += outcome.scores[seat]
+            row.add(outcome.ranks[seat], firsts, outcome.scores[seat] if outcome.scores else None)
             row.faults += sum(1 for f in outcome.faults if f.seat == seat)
     return rows
 

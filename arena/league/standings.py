@@ -14,6 +14,7 @@ from rich.table import Table
 
 from arena.league.store import StoredGame
 from arena.ratings import PairResult, Rating, elo_fit, openskill_ratings
+from arena.tally import ResultTally
 
 FAULT_KINDS = {
     "time-out": "time-outs",
@@ -25,26 +26,12 @@ FAULT_KINDS = {
 
 
 @dataclass
-class BotStanding:
+class BotStanding(ResultTally):
     """One bot's line of the leaderboard."""
 
-    name: str
+    name: str = ""
     rating: Rating = Rating(0.0, math.inf)
-    games: int = 0
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
-    placing_total: int = 0
-    score_total: float = 0.0
     faults: dict[str, int] = field(default_factory=dict)
-
-    @property
-    def mean_placing(self) -> float:
-        return self.placing_total / self.games if self.games else 0.0
-
-    @property
-    def mean_score(self) -> float:
-        return self.score_total / self.games if self.games else 0.0
 
     @property
     def fault_count(self) -> int:
@@ -69,23 +56,13 @@ class Standings:
 
 def compute_standings(names: list[str], seats: int, games: list[StoredGame], score_name: str = "score") -> Standings:
     """Standings from finished games: Elo for 2 seats, OpenSkill for more."""
-    rows = [BotStanding(name) for name in names]
+    rows = [BotStanding(name=name) for name in names]
     h2h = [[(0.0, 0) for _ in names] for _ in names]
     for game in games:
         firsts = sum(1 for r in game.ranks if r == 1)
         for seat, bot in enumerate(game.seats):
-            row = rows[bot]
             rank = game.ranks[seat]
-            row.games += 1
-            row.placing_total += rank
-            if rank == 1 and firsts == 1:
-                row.wins += 1
-            elif rank == 1:
-                row.draws += 1
-            else:
-                row.losses += 1
-            if game.scores is not None:
-                row.score_total += game.scores[seat]
+            rows[bot].add(rank, firsts, game.scores[seat] if game.scores is not None else None)
             for other_seat, other in enumerate(game.seats):
                 if other != bot:
                     other_rank = game.ranks[other_seat]
@@ -145,7 +122,7 @@ def leaderboard_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
             line += [str(row.wins), str(row.draws), str(row.losses)]
         else:
             line += [f"{row.mean_placing:.2f}", str(row.wins)]
-        line += [_number(row.score_total), f"{row.mean_score:.2f}", _fault_text(row)]
+        line += [_number(row.score), f"{row.mean_score:.2f}", _fault_text(row)]
         lines.append(line)
     return header, lines
 
@@ -199,7 +176,7 @@ def to_csv(standings: Standings) -> str:
     for rank, row in enumerate(standings.rows, start=1):
         writer.writerow([rank, row.name, f"{row.rating.value:.2f}", f"{row.rating.error:.2f}", standings.rating_kind,
                          row.games, row.wins, row.draws, row.losses, f"{row.mean_placing:.3f}",
-                         _number(row.score_total), f"{row.mean_score:.3f}", row.fault_count,
+                         _number(row.score), f"{row.mean_score:.3f}", row.fault_count,
                          *[row.faults.get(k, 0) for k in fault_kinds]])
     return out.getvalue()
 
@@ -212,7 +189,7 @@ def to_json(standings: Standings, title: str) -> str:
              "rating": round(row.rating.value, 2),
              "rating_error95": None if math.isinf(row.rating.error) else round(row.rating.error, 2),
              "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
-             "mean_place": round(row.mean_placing, 4), "score": row.score_total,
+             "mean_place": round(row.mean_placing, 4), "score": row.score,
              "mean_score": round(row.mean_score, 4), "faults": dict(sorted(row.faults.items()))}
             for rank, row in enumerate(standings.rows, start=1)
         ],
