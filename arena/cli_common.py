@@ -96,7 +96,7 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
                 nursery.cancel_scope.cancel()
 
     try:
-        trio.run(guarded)
+        trio.run(guarded, restrict_keyboard_interrupt_to_checkpoints=True)
     except BaseExceptionGroup as group:
         interrupts, rest = group.split(KeyboardInterrupt)
         if rest is not None:

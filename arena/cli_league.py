@@ -79,9 +79,10 @@ def run_league(league: League, quiet: bool, resume_hint: str) -> None:
         else:
             run_trio(runner.run)
     except KeyboardInterrupt:
+        stored = len(store.finished_indices())
         raise fail(
             f"interrupted: {len(progress.playing)} game(s) in flight were abandoned and will be replayed; "
-            f"{progress.done} of {progress.total} games are stored in {league.output}. "
+            f"{stored} of {progress.total} games are stored in {league.output}. "
             f"Run `{resume_hint}` to resume.", 130) from None
     except OSError as exc:
         raise fail(f"cannot write to {league.output}: {exc}") from None

@@ -14,6 +14,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from arena.record import read_record_file
 from arena.replay import verify
 
@@ -101,7 +103,8 @@ def test_sigkill_at_random_moments_then_resume_plays_each_game_once(tmp_path: Pa
     assert wait_no_processes(tmp_path.resolve()) == []
 
 
-def test_ctrl_c_says_what_was_abandoned_and_how_to_resume(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGHUP, signal.SIGTERM])
+def test_ctrl_c_says_what_was_abandoned_and_how_to_resume(tmp_path: Path, signum: int) -> None:
     path = tmp_path / "league.toml"
     path.write_text(LEAGUE.format(games=40))
     db = tmp_path / "league" / "league.sqlite"
@@ -109,7 +112,7 @@ def test_ctrl_c_says_what_was_abandoned_and_how_to_resume(tmp_path: Path) -> Non
     deadline = time.monotonic() + 30
     while len(stored(db)) < 2 and time.monotonic() < deadline:
         time.sleep(0.05)
-    process.send_signal(signal.SIGINT)
+    process.send_signal(signum)  # Ctrl-C, a closed terminal, a polite kill
     out, err = process.communicate(timeout=30)
     assert process.returncode == 130, err
     message = " ".join(err.decode().split())
