@@ -1,5 +1,5 @@
 """The Treeblox bots over the protocol: they play without fault; the greedy bot beats
-random in most of 200 games and the search bot beats greedy clearly (slow)."""
+random in at least 95% of 200 games and the search bot beats greedy clearly (slow)."""
 
 from __future__ import annotations
 
@@ -31,17 +31,16 @@ def test_each_bot_plays_both_colours_without_fault(bot: str) -> None:
 
 
 @pytest.mark.slow
-def test_greedy_beats_random_in_most_of_200_games() -> None:
-    # Measured 172-184 wins of 200 (86-92%); the issue's target of 95% is not reached yet.
+def test_greedy_beats_random_in_95_percent_of_200_games() -> None:
     result = match("greedy", "random", 200, per_move=2.0)
     greedy = totals(result)[0]
     assert greedy.faults == 0
-    assert greedy.wins >= 165, f"greedy won {greedy.wins} of 200"
+    assert greedy.wins >= 190, f"greedy won {greedy.wins} of 200"
 
 
 @pytest.mark.slow
 def test_search_beats_greedy_clearly_over_100_games() -> None:
-    result = match("search", "greedy", 100, per_move=0.25)
+    result = match("search", "greedy", 100, per_move=0.5)
     search, greedy = totals(result)
     assert search.faults == 0 and greedy.faults == 0
     assert search.wins >= 2 * greedy.wins and search.wins >= 60, (search.wins, search.draws, greedy.wins)
