@@ -1,0 +1,244 @@
+"""Blox: every rule of rules/blox.md pinned with a constructed position."""
+
+from __future__ import annotations
+
+import pytest
+
+from arena.games import TERMINAL, GameError, IllegalAction, get_game
+from arena.games.blox import BloxState
+from arena.perft import perft
+from arena.record import read_records, write_records
+from arena.render.blox import render_blox, text_blox, text_blox_level
+from arena.replay import verify
+from tests.test_selfplay import random_game_record
+
+GAME = get_game("blox")
+
+
+def board(seats: int = 2, **options: str) -> BloxState:
+    state = GAME.new_state(seats, options)
+    assert isinstance(state, BloxState)
+    return state
+
+
+def build(state: BloxState, bricks: list[tuple[int, str]], mover: int = 0) -> BloxState:
+    """Put bricks down without the placement rules (for constructed positions)."""
+    for owner, name in bricks:
+        x, y, z = (int(v) for v in name[1:].split(","))
+        state._add(owner, name[0], state.geo.index(x, y), z)
+    state._legal = None
+    state.mover = mover
+    return state
+
+
+def legal(state: BloxState) -> set[str]:
+    return set(state.legal_actions())
+
+
+# ---- space --------------------------------------------------------------------------------
+
+
+def test_an_empty_board_has_646_level_zero_placements() -> None:
+    actions = board().legal_actions()
+    assert len(actions) == 2 * 19 * 17
+    assert all(a.endswith(",0") for a in actions)
+    assert "H-3,-1,0" in actions and "H15,15,0" in actions and "V-1,-3,0" in actions
+    assert "H-4,0,0" not in actions and "H0,-2,0" not in actions  # no board stud covered
+
+
+def test_perft_on_8_by_8() -> None:
+    assert perft(board(width="8", height="8"), 2) == [198, 41166]
+
+
+def test_above_level_zero_a_brick_may_lie_wholly_off_the_board_within_the_volume() -> None:
+    state = build(board(), [(1, "H-3,0,0")])
+    actions = legal(state)
+    assert "V-4,-3,1" in actions  # over (-3,0): off the board, connected to the brick below
+    far = build(board(), [(1, "H-3,0,0"), (1, "H-7,0,1")])
+    assert "H-8,0,2" in legal(far) and "H-9,0,2" not in legal(far)  # the volume ends at x = -8
+
+
+def test_the_volume_ends_at_level_15() -> None:
+    tower = [(1, f"H0,0,{z}") for z in range(16)]
+    state = build(board(), tower)
+    assert not any(a.endswith(",16") for a in legal(state))
+    assert "H0,0,15" not in legal(state) and "H1,0,14" not in legal(state)  # taken / squeezed
+
+
+# ---- connections: down or up, never both; two spaces --------------------------------------
+
+
+def test_a_brick_connects_down_onto_a_brick_or_the_board() -> None:
+    state = build(board(), [(1, "H4,4,0")])
+    actions = legal(state)
+    assert "H5,5,1" in actions and "V4,4,1" in actions  # overlapping studs of the brick below
+    assert "H8,4,1" not in actions  # beside it, over nothing
+
+
+def test_level_zero_under_an_overhanging_brick_is_illegal() -> None:
+    # A level-1 brick overhangs the board (supported by one end): the board below its
+    # free end would make a new brick connect down (board) and up (the overhang) at once.
+    state = build(board(), [(1, "H4,4,0"), (1, "H6,4,1")])
+    actions = legal(state)
+    assert "V8,4,0" not in actions  # under the overhang at x = 8..9: board plus bottom
+    assert "V10,4,0" in actions  # clear of it
+
+
+def test_hanging_under_a_brick_two_levels_up() -> None:
+    # A level-2 brick reaches out over empty board; a level-1 brick may hang under it
+    # when level 0 below is empty, not when it would also touch a level-0 brick.
+    base = [(1, "V4,4,0"), (1, "V4,4,1"), (1, "H4,4,2")]
+    state = build(board(), base)
+    assert "V6,3,1" in legal(state)  # hangs from the level-2 brick; nothing under it
+    touching = build(board(), [*base, (1, "V6,0,0")])
+    assert "V6,3,1" not in legal(touching)  # would rest on V6,0,0 too: down and up
+
+
+def test_two_spaces_nothing_hangs_under_a_level_one_brick() -> None:
+    state = build(board(), [(1, "H4,4,0"), (1, "H6,4,1")])
+    actions = legal(state)
+    assert not {"V8,1,0", "V8,2,0", "V8,3,0", "V8,4,0", "V8,5,0", "V9,4,0"} & actions
+    assert "V8,0,0" in actions and "V8,6,0" in actions  # clear of the overhang's studs
+    assert not any(a.endswith(",-1") for a in actions)
+
+
+# ---- access --------------------------------------------------------------------------------
+
+WALLS = [f"{o}{x},{y},{z}" for z in (0, 1) for o, x, y in (("H", 4, 2), ("H", 4, 6), ("V", 2, 2), ("V", 8, 4))]
+ROOF = ["V3,3,2", "V5,3,2", "V7,3,2"]
+
+
+def test_a_cavity_closed_on_every_side_and_above_cannot_be_filled() -> None:
+    open_top = build(board(), [(1, w) for w in WALLS])
+    assert "H4,4,0" in legal(open_top)  # the well is open above: lowered in from the top
+    closed = build(board(), [(1, w) for w in WALLS + ROOF])
+    assert "H4,4,0" not in legal(closed)
+    assert "H4,4,1" not in legal(closed)  # up against the roof: the staging cell is closed too
+    assert closed.occupied[0] & closed.geo.footprint("H", closed.geo.index(4, 4)) == 0  # it is empty
+
+
+def test_a_cavity_open_at_one_side_can_be_filled_by_sliding() -> None:
+    walls = [w for w in WALLS if not w.startswith("V8,4")]  # no wall at the right
+    state = build(board(), [(1, w) for w in walls + ROOF])
+    assert "H4,4,0" in legal(state)
+
+
+# ---- exact cover ---------------------------------------------------------------------------
+
+
+def test_no_exact_cover_of_an_opponents_brick_but_of_ones_own() -> None:
+    state = build(board(), [(1, "H4,4,0"), (0, "H10,4,0")])
+    actions = legal(state)
+    assert "H4,4,1" not in actions and "H5,4,1" in actions and "H4,5,1" in actions
+    assert "H10,4,1" in actions
+    under = build(board(), [(0, "V4,4,0"), (0, "V4,4,1"), (1, "H4,4,2")])
+    assert "H4,4,1" not in legal(under)  # its bottom, from below, is no better
+
+
+# ---- winning -------------------------------------------------------------------------------
+
+CHAIN = [(0, "H0,0,0"), (0, "V3,2,0"), (0, "H4,6,0"), (0, "V2,0,1")]
+
+
+def test_one_chain_touching_all_four_edges_wins_at_once() -> None:
+    state = build(board(width="8", height="8"), CHAIN + [(1, "H0,6,0")])
+    state.apply("V4,4,1")  # joins V3,2,0 to H4,6,0
+    assert state.current() == TERMINAL and state.winner == 0
+    assert state.result().ranks == (1, 2) and state.result().scores == (1.0, 0.0)
+
+
+def test_the_same_edges_in_two_chains_do_not_win() -> None:
+    state = build(board(width="8", height="8"), CHAIN + [(1, "H0,6,0")])
+    state.apply("H4,3,1")  # elsewhere: not joining the two chains
+    assert state.current() == 1 and state.winner is None
+    edges = sorted(e for _, e in state.chain_edges(0))
+    assert 0b1111 not in edges and edges[-1] | edges[-2] == 0b1111
+
+
+def test_a_chain_through_another_players_brick_does_not_count() -> None:
+    state = build(board(width="8", height="8"), [(0, "H0,0,0"), (1, "V2,0,1"), (0, "V3,2,0"),
+                                                 (0, "H4,6,0"), (0, "V4,4,1")])
+    assert all(edges != 0b1111 for _, edges in state.chain_edges(0))
+
+
+# ---- passing, the end, options ------------------------------------------------------------
+
+
+def test_a_seat_without_bricks_passes_and_everyone_passing_is_a_draw() -> None:
+    state = board(bricks="1", width="8", height="8")
+    state.apply("H0,0,0")
+    state.apply("H4,4,0")
+    assert state.legal_actions() == ["pass"]
+    state.apply("pass")
+    state.apply("pass")
+    assert state.current() == TERMINAL and state.result().ranks == (1, 1)
+    assert state.result().scores == (0.0, 0.0)
+
+
+def test_pass_is_not_allowed_while_a_placement_is() -> None:
+    with pytest.raises(IllegalAction):
+        board().apply("pass")
+
+
+def test_max_turns_ends_the_game_in_a_draw() -> None:
+    state = board(3, max_turns="1", width="8", height="8")
+    for action in ("H0,0,0", "H4,4,0", "V0,4,0"):
+        state.apply(action)
+    assert state.current() == TERMINAL and state.result().ranks == (1, 1, 1)
+
+
+@pytest.mark.parametrize(("name", "value"), [("width", "3"), ("height", "x"), ("bricks", "0"), ("max_turns", "05")])
+def test_options_are_checked(name: str, value: str) -> None:
+    with pytest.raises(GameError, match=name):
+        GAME.new_state(2, {name: value})
+
+
+@pytest.mark.parametrize("action", ["H00,0,0", "H0,0,00", "h0,0,0", "H0,0", "X0,0,0", "H-0,0,0", "H0, 0,0"])
+def test_only_canonical_actions_are_accepted(action: str) -> None:
+    with pytest.raises(IllegalAction):
+        board().apply(action)
+
+
+def test_seats_take_turns_in_order() -> None:
+    state = board(4, width="8", height="8")
+    for seat, action in enumerate(("H0,0,0", "H4,4,0", "V0,4,0", "V6,0,0")):
+        assert state.current() == seat
+        state.apply(action)
+    assert state.current() == 0
+
+
+def test_observation_and_views() -> None:
+    state = build(board(width="8", height="8"), CHAIN)
+    obs = state.observation(1)
+    assert obs["bricks"][0] == [0, "H0,0,0"] and obs["bricks_left"] == [44, 48]
+    assert obs["width"] == 8 and obs["to_move"] == 0 and obs["max_turns"] == 100
+    text = text_blox(state)
+    assert "0a" in text and "0b" in text
+    assert "WS (3 bricks)" in text and "EN (1 bricks)" in text
+    assert "0b" in text_blox_level(state, 1) and "0a" not in text_blox_level(state, 1)
+    render_blox(state)
+
+
+# ---- self-play ---------------------------------------------------------------------------------
+
+
+def self_play(games: int, seed: int, sizes: tuple[str, ...], seat_counts: tuple[int, ...] = (2, 3, 4)) -> None:
+    for size in sizes:
+        for seats in seat_counts:
+            records = [random_game_record("blox", seats, seed * 100_000 + i, {"width": size, "height": size})
+                       for i in range(games)]
+            text = write_records(records)
+            again = read_records(text)
+            assert write_records(again) == text
+            for record in again:
+                assert verify(record) == []
+
+
+def test_random_games_end_and_verify() -> None:
+    self_play(4, seed=1, sizes=("8",))
+    self_play(1, seed=1, sizes=("16",), seat_counts=(2,))
+
+
+@pytest.mark.slow
+def test_hundreds_of_random_games_end_and_verify() -> None:
+    self_play(500, seed=2, sizes=("8", "16"))
