@@ -1,33 +1,49 @@
-"""A test bot that appends every line it receives to the file named by RECORD_FILE
-and answers each request with a random legal action (seeded by ARENA_BOT_SEED).
-Standard library only."""
+"""A test bot that writes down everything it is told: `python tests/recording_bot.py`.
+
+Every line the referee sends is appended, as received, to the file named by the
+RECORDING_BOT_FILE environment variable; the bot plays a uniformly random legal action
+(seeded by ARENA_BOT_SEED). The secrets test reads the file back and checks that no
+message held a tile the seat was not allowed to know. Standard library and
+protocol.bot only.
+"""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import sys
+from collections.abc import Iterator
+from typing import Any
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from protocol.bot import run
+
+ENV = "RECORDING_BOT_FILE"
+
+
+class Tee:
+    """Iterates over stdin, appending each line to the log before handing it on."""
+
+    def __init__(self, path: str) -> None:
+        self.log = open(path, "a", encoding="utf-8")  # noqa: SIM115 (open for the process's life)
+
+    def __iter__(self) -> Iterator[str]:
+        for line in sys.stdin:
+            self.log.write(line if line.endswith("\n") else line + "\n")
+            self.log.flush()
+            yield line
 
 
 def main() -> None:
-    rng = random.Random(os.environ.get("ARENA_BOT_SEED", "0"))
-    with open(os.environ["RECORD_FILE"], "a", encoding="utf-8") as log:
-        for line in sys.stdin:
-            log.write(line)
-            log.flush()
-            message = json.loads(line)
-            kind = message.get("type")
-            if kind == "hello":
-                reply = {"type": "ready", "name": "recorder"}
-            elif kind == "request":
-                reply = {"type": "action", "action": rng.choice(message["legal"])}
-            elif kind == "quit":
-                return
-            else:
-                continue
-            sys.stdout.write(json.dumps(reply) + "\n")
-            sys.stdout.flush()
+    seed = os.environ.get("ARENA_BOT_SEED", "")
+    rng = random.Random(int(seed) if seed.lstrip("-").isdigit() else 0)
+
+    def choose(request: dict[str, Any], game: dict[str, Any]) -> str:
+        return str(rng.choice(request["legal"]))
+
+    run(choose, name="recorder", stdin=Tee(os.environ[ENV]))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

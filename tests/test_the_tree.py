@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import CHANCE, TERMINAL, IllegalAction, get_game
-from arena.games.the_tree import TILES, TheTreeState, fits_above, tile_name
+from arena.games.the_tree import TILES, Move, TheTreeState, Tile, fits_above, tile_name
 from arena.perft import perft
 from arena.record import read_records, write_records
-from arena.render.the_tree import render_the_tree, text_the_tree
+from arena.render.the_tree import render_the_tree, symbol, text_the_tree
 from arena.replay import verify
 from tests.test_selfplay import random_game_record
 
@@ -26,21 +28,58 @@ def dealt(seats: int, deal: str = PERFT_DEAL) -> TheTreeState:
     return state
 
 
-def position(tiles: list[str], hands: list[list[str]], supply: list[str] | None = None, mover: int = 0) -> TheTreeState:
+def tile(name: str) -> Tile:
+    return (int(name[0]), int(name[1]))
+
+
+def placement(text: str) -> Move:
+    symbols, _, where = text.partition("@")
+    x, y = (int(v) for v in where.split(","))
+    return int(symbols[0]), int(symbols[1]), x, y
+
+
+def position(tiles: list[str], hands: list[list[str]], supply: list[str] | None = None, mover: int = 0,
+             finished: list[int] | None = None) -> TheTreeState:
     """A position built directly: placed tiles as 'lr@x,y', hands and supply as tile names."""
-    state = TheTreeState(len(hands))
-    state.dealt = True
-    for text in tiles:
-        symbols, _, where = text.partition("@")
-        x, y = (int(v) for v in where.split(","))
-        left, right = int(symbols[0]), int(symbols[1])
-        state.cells[(x, y)] = left
-        state.cells[(x + 1, y)] = right
-        state.tiles.append((left, right, x, y))
-    state.hands = [[(int(t[0]), int(t[1])) for t in hand] for hand in hands]
-    state.supply = [(int(t[0]), int(t[1])) for t in supply or []]
-    state.mover = mover
-    return state
+    return TheTreeState.from_position(
+        [placement(t) for t in tiles], [[tile(t) for t in hand] for hand in hands],
+        [tile(t) for t in supply or []], mover, finished or [])
+
+
+def reference_legal(state: TheTreeState) -> list[str]:
+    """The legal actions straight from the rules text, by brute force over the table:
+    row >= 1, free, a half over an occupied cell, not exactly over one tile, rule b
+    against every occupied cell directly below and above."""
+    hand = state.hands[state.current()]
+    if not state.tiles:
+        raise AssertionError("only for positions after the start")
+    cells = state.cells
+    tile_at = {}
+    for index, (_, _, x, y) in enumerate(state.tiles):
+        tile_at[(x, y)] = tile_at[(x + 1, y)] = index
+    xs = [x for x, _ in cells]
+    ys = [y for _, y in cells]
+    found = set()
+    for y in range(1, max(ys) + 2):
+        for x in range(min(xs) - 1, max(xs) + 1):
+            if (x, y) in cells or (x + 1, y) in cells:
+                continue
+            if (x, y - 1) not in cells and (x + 1, y - 1) not in cells:
+                continue
+            if (x, y - 1) in tile_at and tile_at.get((x, y - 1)) == tile_at.get((x + 1, y - 1)):
+                continue  # exactly over one tile
+            for a, b in hand:
+                for left, right in ((a, b), (b, a)):
+                    ok = True
+                    for symbol_, cx in ((left, x), (right, x + 1)):
+                        below, above = cells.get((cx, y - 1)), cells.get((cx, y + 1))
+                        if below is not None and not fits_above(symbol_, below):
+                            ok = False
+                        if above is not None and not fits_above(above, symbol_):
+                            ok = False
+                    if ok:
+                        found.add(f"{left}{right}@{x},{y}")
+    return sorted(found) or ["draw" if state.supply else "pass"]
 
 
 # ---- tiles, rings, deal -----------------------------------------------------------------
@@ -53,28 +92,38 @@ def test_the_set_has_36_tiles_and_rule_b_adds_exactly_one_ring() -> None:
 
 
 @pytest.mark.parametrize(("seats", "supply"), [(1, 27), (2, 18), (3, 9), (4, 0)])
-def test_the_deal_gives_nine_tiles_each_and_the_rest_is_the_supply(seats: int, supply: int) -> None:
+def test_the_deal_gives_nine_tiles_each_in_seat_order_and_the_rest_is_the_supply(seats: int, supply: int) -> None:
     state = dealt(seats)
-    assert [len(h) for h in state.hands] == [9] * seats
+    names = PERFT_DEAL.split(",")
+    for seat in range(seats):
+        assert [tile_name(t) for t in state.hands[seat]] == names[9 * seat:9 * seat + 9]
+    assert [tile_name(t) for t in state.supply] == names[9 * seats:]
     assert len(state.supply) == supply
-    assert tile_name(state.hands[0][0]) == "67" and (seats == 4 or tile_name(state.supply[0]) ==
-                                                     PERFT_DEAL.split(",")[9 * seats])
 
 
-@pytest.mark.parametrize("deal", ["00,01", PERFT_DEAL.replace("67", "66", 1), PERFT_DEAL + ",00", "x"])
-def test_a_deal_must_be_a_permutation_of_the_set(deal: str) -> None:
+@pytest.mark.parametrize("deal", ["00,01", PERFT_DEAL.replace("67", "66", 1), PERFT_DEAL + ",00", "x",
+                                  PERFT_DEAL.replace("67", "76", 1), PERFT_DEAL.replace(",", ", ")])
+def test_a_deal_must_be_a_permutation_of_the_set_in_canonical_names(deal: str) -> None:
     state = GAME.new_state(2)
     with pytest.raises(IllegalAction):
         state.apply(deal)
+    assert state.current() == CHANCE
 
 
-def test_sampled_deals_are_permutations_and_seeded() -> None:
-    import random
-
+def test_any_permutation_is_a_deal_and_sampled_deals_are_seeded_permutations() -> None:
     state = GAME.new_state(3)
     first = state.sample_chance(random.Random(5))
     assert sorted(first.split(",")) == sorted(tile_name(t) for t in TILES)
     assert first == state.sample_chance(random.Random(5))
+    assert first != state.sample_chance(random.Random(6))
+    state.apply(first)
+    assert state.current() in (0, 1, 2)
+
+
+def test_with_four_seats_the_supply_is_empty_and_nobody_ever_draws() -> None:
+    for seed in range(40):
+        record = random_game_record("the-tree", 4, seed, {})
+        assert "draw" not in [p.action for p in record.plies]
 
 
 # ---- the start ----------------------------------------------------------------------------
@@ -82,26 +131,56 @@ def test_sampled_deals_are_permutations_and_seeded() -> None:
 
 def test_the_holder_of_the_lowest_double_starts_with_it_and_chooses_only_its_orientation() -> None:
     state = dealt(2)  # seat 0 holds 55, 66; seat 1 holds 77; 00..44 are in the supply
-    assert state.current() == 0 and state.legal_actions() == ["55@0,0"]
+    assert state.current() == 0 and state.legal_actions() == ["55@0,0"]  # a double: one action
     four = dealt(4)  # 00 is the 22nd tile: seat 2
     assert four.current() == 2 and four.legal_actions() == ["00@0,0"]
+    three = dealt(3)  # seat 2 holds 00 (and 33, 44); seat 0 holds 55 and 66
+    assert three.current() == 2 and three.legal_actions() == ["00@0,0"]
     state.apply("55@0,0")
     assert state.current() == 1  # the start is the starter's turn; the next seat follows
+    four.apply("00@0,0")
+    assert four.current() == 3
 
 
 def test_without_a_double_the_lowest_tile_starts_in_either_orientation() -> None:
-    state = position([], [["13", "27"], ["12", "56"]])
-    state.tiles.clear()
-    assert state._starter() == 1
+    # Lowest by (low, high): 01 beats 02 and 12 ("blank-any" before "one-any").
+    state = position([], [["13", "27", "02"], ["12", "56", "01"]])
+    assert state.starter() == 1
     state.mover = 1
-    assert state.legal_actions() == ["12@0,0", "21@0,0"]
+    assert state.legal_actions() == ["01@0,0", "10@0,0"]
+    for bad in ("12@0,0", "01@0,1", "01@1,0"):
+        with pytest.raises(IllegalAction):
+            state.apply(bad)
+    state.apply("10@0,0")
+    assert state.cells == {(0, 0): 1, (1, 0): 0} and state.current() == 0
+
+
+def test_a_dealt_game_without_doubles_in_hands_starts_with_the_lowest_tile() -> None:
+    # Two seats; every double in the supply. Seat 1 holds 01.
+    singles = [t for t in TILES if t[0] != t[1]]
+    order = singles[1:10] + [singles[0]] + singles[10:18] + [t for t in TILES if t[0] == t[1]] + singles[18:]
+    state = dealt(2, ",".join(tile_name(t) for t in order))
+    assert state.current() == 1 and state.legal_actions() == ["01@0,0", "10@0,0"]
 
 
 def test_perft_from_the_rules_deal() -> None:
     assert perft(dealt(2), 3) == [1, 6, 18]
 
 
-# ---- geometry ---------------------------------------------------------------------------
+def test_cli_legal_with_a_deal_and_with_a_seed() -> None:
+    runner = CliRunner()
+    result = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--deal", PERFT_DEAL, "55@0,0"])
+    assert result.exit_code == 0 and result.output.split() == [
+        "47@-1,1", "57@-1,1", "74@1,1", "75@1,1", "77@-1,1", "77@1,1"]
+    chance = runner.invoke(app, ["legal", "the-tree", "--players", "2", PERFT_DEAL, "55@0,0"])
+    assert chance.output == result.output
+    seeded = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--seed", "5"])
+    assert seeded.exit_code == 0 and len(seeded.output.split()) in (1, 2)
+    bad = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--deal", "00,11"])
+    assert bad.exit_code == 2 and "--deal" in bad.output
+
+
+# ---- geometry and rule b --------------------------------------------------------------------
 
 
 def test_rule_b_over_a_start_tile_00() -> None:
@@ -112,6 +191,7 @@ def test_rule_b_over_a_start_tile_00() -> None:
     assert all(not a.endswith("@0,1") for a in legal)  # aligned with the tile below: brick bond
     assert "30@1,1" not in legal  # 3 is two rings more than 0
     assert "13@-1,1" not in legal and "31@-1,1" in legal  # 3 may not sit on the 0; 1 may
+    assert legal == reference_legal(state)
     with pytest.raises(IllegalAction):
         state.apply("12@0,1")
 
@@ -119,39 +199,105 @@ def test_rule_b_over_a_start_tile_00() -> None:
 def test_tiles_need_support_from_the_row_below_and_never_overlap() -> None:
     state = position(["00@0,0", "01@-1,1"], [["12", "13", "15"], ["44"]])
     legal = state.legal_actions()
-    assert all(int(a.split(",")[1]) >= 1 for a in legal)
-    assert not any(a.endswith("@-1,1") for a in legal)  # taken
+    assert all(int(a.split(",")[1]) >= 1 for a in legal)  # nothing beside or under the start
+    assert not any(a.endswith("@-1,1") or a.endswith("@0,1") or a.endswith("@-2,1") for a in legal)  # taken
     assert not any(a.endswith("@3,1") or a.endswith("@-3,1") for a in legal)  # nothing below
     assert {"12@-2,2", "21@-2,2", "31@-2,2", "51@-2,2"} <= set(legal)  # 1 or 2 over the 0 at (-1,1)
     assert "31@0,2" in legal and "13@0,2" not in legal  # over the 1 at (0,1): 3 yes, 1 no
+    assert not any(a.endswith("@-1,2") for a in legal)  # exactly over the tile 01: brick bond
+    assert legal == reference_legal(state)
+
+
+def test_a_half_over_empty_space_is_unconstrained_so_the_tree_grows_without_limit() -> None:
+    # A 7 can carry nothing, but a tile may hang its other half beside it.
+    state = position(["77@0,0"], [["00"], ["11"]])
+    assert state.legal_actions() == ["draw"] or state.legal_actions() == ["pass"]
+    state = position(["07@0,0"], [["01", "77"], ["11"]])
+    assert state.legal_actions() == ["01@-1,1"] == reference_legal(state)  # nothing over the 7 or a 0 on 0
+    # A chain of tiles each hanging a half over nothing climbs to row 5.
+    tall = position(["00@0,0", "21@-1,1", "63@-2,2", "57@-3,3", "47@-4,4"], [["16", "45"], ["22"]])
+    legal = tall.legal_actions()
+    assert {"16@-5,5", "45@-5,5"} <= set(legal) and "61@-5,5" not in legal and "54@-5,5" not in legal
+    assert legal == reference_legal(tall)
 
 
 def test_a_tile_inserted_under_a_tile_obeys_rule_b_against_it_and_earns_an_extra_turn() -> None:
-    # Start 11 at (0,0); a 3 sits at (1,1) over the 1 at (1,0). The cell (1,1)'s
-    # neighbour rows: a tile at (0,2)-(1,2) above row 1. Insert into (-1,1)-(0,1).
-    state = position(["11@0,0", "37@1,1", "77@0,2"], [["13", "35"], ["66"]])
+    # Start 11 at (0,0); 37 at (1,1) over it; 77 at (0,2) above (0,1)-(1,1). The gap
+    # (-1,1)-(0,1) lies under the 7 at (0,2) and over the 1 at (0,0): its right half must
+    # be 1 plus a ring (3 or 5) and be 7 minus a ring (3, 5 or 6): 3 or 5.
+    state = position(["11@0,0", "37@1,1", "77@0,2"], [["13", "35", "16"], ["66"]])
     legal = state.legal_actions()
-    # (0,1) is under the 7 at (0,2) and above the 1 at (0,0): it must be 3 or 5 (1 plus a ring,
-    # and the 7 above contains it with one ring more only for 3, 5, 6 -> 3 or 5).
-    assert legal == ["13@-1,1", "35@-1,1", "53@-1,1"]  # never 31: a 1 over the 1
+    assert legal == ["13@-1,1", "35@-1,1", "53@-1,1"] == reference_legal(state)  # never 31 or 16
     state.apply("13@-1,1")
     assert state.current() == 0  # clause d: a tile above it -> an extra turn
 
 
-def test_resting_on_two_tiles_earns_exactly_one_extra_turn_even_with_a_tile_above() -> None:
-    state = position(["11@0,0", "33@2,0", "77@0,2"], [["57", "66", "44"], ["22"]])
-    assert state.extra_turn(1, 1)  # rests on (1,0) and (2,0), and (1,2) is above
-    state.apply("57@1,1")
+def test_rule_b_below_alone_forbids_an_insertion() -> None:
+    # The gap (-1,1)-(0,1) under the 6 at (0,2): (0,1) over the 1 at (0,0) needs 3 or 5,
+    # and neither is 6 minus a ring, so neither 13 nor 15 goes in (over the 1 both would).
+    state = position(["11@0,0", "35@1,1", "67@0,2"], [["13", "15"], ["44"]], supply=["00"])
+    assert state.legal_actions() == ["draw"] == reference_legal(state)
+    open_top = position(["11@0,0", "35@1,1"], [["13", "15"], ["44"]], supply=["00"])
+    assert {"13@-1,1", "15@-1,1"} <= set(open_top.legal_actions())
+
+
+BASE = ["00@0,0", "01@-1,1", "20@1,1"]
+"""A legal opening: (0,2)-(1,2) rests on the 1 at (0,1) and the 2 at (1,1)."""
+
+
+def test_resting_on_two_tiles_earns_an_extra_turn() -> None:
+    state = position(BASE, [["35", "66", "44"], ["22"]], supply=["07"])
+    assert state.extra_turn(0, 2) and not state.extra_turn(2, 2)
+    state.apply("53@0,2")  # 5 over 1, 3 over 2
+    assert state.current() == 0 and state.hands[0] == [(6, 6), (4, 4)]
+
+
+def test_resting_on_two_tiles_with_a_tile_above_earns_exactly_one_extra_turn() -> None:
+    # 14 at (2,2) over the 0 at (2,1), then 73 at (1,3) with its 3 over that 1 and its 7
+    # over the empty (1,2). Inserting at (0,2): 5 over 1, 3 over 2 and under the 7.
+    tiles = [*BASE, "14@2,2", "73@1,3"]
+    state = position(tiles, [["35", "33", "03"], ["22"]], supply=["07"])
+    assert "53@0,2" in state.legal_actions() and "35@0,2" not in state.legal_actions()
+    state.apply("53@0,2")
     assert state.current() == 0 and [len(h) for h in state.hands] == [2, 1]
-    state.apply(state.legal_actions()[0])  # the one extra turn: a draw or placement, then seat 1
-    assert state.current() == 1
+    assert state.legal_actions() == ["draw"] == reference_legal(state)  # the one extra turn
+    state.apply("draw")
+    assert state.current() == 1  # and no second one
 
 
-def test_a_tile_on_one_support_and_nothing_above_ends_the_turn() -> None:
+def test_extra_turns_chain() -> None:
+    state = position([*BASE, "14@2,2"], [["35", "37", "66"], ["22"]], supply=["07"])
+    state.apply("53@0,2")  # rests on two tiles
+    assert state.current() == 0
+    state.apply("73@1,3")  # 7 over 3 and 3 over 1: rests on two tiles again
+    assert state.current() == 0 and state.hands[0] == [(6, 6)]
+    state.apply("66@3,3")  # 6 over the 4 at (3,2), 6 over nothing: the turn ends
+    assert state.is_terminal() and state.result().ranks == (1, 2)
+
+
+def test_one_support_and_nothing_above_ends_the_turn() -> None:
     state = dealt(2)
     state.apply("55@0,0")
     state.apply("77@1,1")
     assert state.current() == 0
+    assert not state.extra_turn(1, 1)
+
+
+def test_legal_actions_match_a_brute_force_reading_of_the_rules_in_random_games() -> None:
+    rng = random.Random(11)
+    checked = 0
+    for game in range(60):
+        state = GAME.new_state(1 + game % 4)
+        assert isinstance(state, TheTreeState)
+        state.apply(state.sample_chance(rng))
+        state.apply(rng.choice(state.legal_actions()))
+        while state.current() != TERMINAL:
+            legal = state.legal_actions()
+            assert legal == reference_legal(state) == sorted(legal)
+            assert sorted(state.moves()) == sorted(placement(a) for a in legal if "@" in a)
+            checked += 1
+            state.apply(rng.choice(legal))
+    assert checked > 1000
 
 
 # ---- drawing, passing, the end ------------------------------------------------------------
@@ -160,27 +306,57 @@ def test_a_tile_on_one_support_and_nothing_above_ends_the_turn() -> None:
 def test_a_blocked_seat_draws_the_top_tile_and_its_turn_ends() -> None:
     state = position(["77@0,0"], [["12"], ["34"]], supply=["56", "00"])
     assert state.legal_actions() == ["draw"]
+    with pytest.raises(IllegalAction):
+        state.apply("pass")
     state.apply("draw")
     assert state.current() == 1 and sorted(state.hands[0]) == [(1, 2), (5, 6)]
     assert [tile_name(t) for t in state.supply] == ["00"]
 
 
+def test_a_seat_that_can_place_may_not_draw() -> None:
+    state = position(["00@0,0"], [["01"], ["34"]], supply=["56"])
+    assert "draw" not in state.legal_actions()
+    with pytest.raises(IllegalAction):
+        state.apply("draw")
+
+
+def test_a_drawn_tile_that_fits_waits_for_the_next_turn() -> None:
+    state = position(["00@0,0"], [["77", "66"], ["57"]], supply=["01", "02"])
+    assert state.legal_actions() == ["draw"]
+    state.apply("draw")  # draws 01, which fits at once: the turn ends anyway
+    assert state.current() == 1
+    state.apply("draw")  # seat 1 blocked too
+    assert state.current() == 0 and "01@-1,1" in state.legal_actions()
+
+
 def test_with_an_empty_supply_a_blocked_seat_passes_and_all_passing_ends_the_game() -> None:
-    state = position(["77@0,0"], [["12"], ["34"], []], supply=[])
-    state.finished = [2]
+    state = position(["77@0,0"], [["12"], ["34"], []], supply=[], finished=[2])
     assert state.legal_actions() == ["pass"]
+    with pytest.raises(IllegalAction):
+        state.apply("draw")
     state.apply("pass")
     assert state.current() == 1 and state.legal_actions() == ["pass"]
     state.apply("pass")
     assert state.current() == TERMINAL
     assert state.result().ranks == (2, 2, 1)  # the blocked seats share the next rank
+    assert state.result().scores == (1.0, 1.0, 0.0)
+    assert state.blocked == [0, 1]
 
 
-def test_a_placement_or_draw_restarts_the_pass_count() -> None:
+def test_a_placement_or_a_draw_restarts_the_pass_count() -> None:
     state = position(["00@0,0"], [["37"], ["01", "33"], ["45"]], supply=[])
     state.apply("pass")
+    assert state.passes == 1
     state.apply("01@-1,1")  # seat 1 places (no extra turn: one support, nothing above)
     assert state.passes == 0 and state.current() == 2
+    drawn = position(["77@0,0"], [["12"], ["34"]], supply=["56"], mover=1)
+    drawn.passes = 1
+    drawn.apply("draw")
+    assert drawn.passes == 0 and drawn.current() == 0
+    drawn.apply("pass")
+    assert drawn.current() == 1 and not drawn.is_terminal()  # one pass since the draw, two holders
+    drawn.apply("pass")
+    assert drawn.is_terminal() and drawn.result().ranks == (1, 1)
 
 
 def test_the_first_to_empty_its_hand_wins_and_others_play_on_for_places() -> None:
@@ -189,67 +365,133 @@ def test_the_first_to_empty_its_hand_wins_and_others_play_on_for_places() -> Non
     assert state.finished == [0] and state.current() == 1 and not state.is_terminal()
     state.apply("20@1,1")
     state.apply("pass")  # seat 2: a 7 fits over nothing here
+    assert state.current() == 1  # seat 0 is skipped: it has finished
     state.apply("pass")  # seat 1 with 66: both holders passed in succession
     assert state.is_terminal() and state.result().ranks == (1, 2, 2)
 
 
+def test_four_seats_play_on_until_one_holder_is_left() -> None:
+    state = position(["00@0,0"], [["01"], ["02"], ["55", "77"], ["66"]], supply=[])
+    state.apply("01@-1,1")
+    assert state.current() == 1
+    state.apply("20@1,1")
+    assert state.finished == [0, 1] and state.current() == 2
+    state.apply("pass")  # seat 2: a 5 or a 7 fits nowhere
+    state.apply("pass")
+    assert state.is_terminal() and state.result().ranks == (1, 2, 3, 3)
+
+
+def test_the_last_holder_takes_the_last_place() -> None:
+    state = position(["00@0,0"], [["01"], ["66"], ["02"]], supply=[])
+    state.apply("01@-1,1")
+    state.apply("pass")  # seat 1
+    state.apply("20@1,1")  # seat 2 finishes: only seat 1 holds tiles
+    assert state.is_terminal() and state.result().ranks == (1, 3, 2)
+    assert state.result().scores == (0.0, 1.0, 0.0)
+
+
 def test_two_seats_end_when_one_empties_its_hand_and_the_extra_turn_lapses() -> None:
-    state = position(["11@0,0", "33@2,0"], [["37"], ["22", "44"]], supply=["00"])
-    state.apply("37@1,1")  # rests on two tiles, but the hand is empty: it finishes
+    state = position(BASE, [["35"], ["22", "44"]], supply=["07"])
+    state.apply("53@0,2")  # rests on two tiles, but the hand is empty: it finishes
     assert state.is_terminal() and state.result().ranks == (1, 2)
     assert state.result().scores == (0.0, 2.0)
+
+
+def test_in_three_seats_an_extra_turn_of_a_finished_seat_lapses_to_the_next_seat() -> None:
+    state = position(BASE, [["35"], ["22", "44"], ["66"]], supply=["07"])
+    state.apply("53@0,2")
+    assert not state.is_terminal() and state.finished == [0] and state.current() == 1
 
 
 def test_solo_win_and_loss() -> None:
     win = position(["00@0,0"], [["01"]], supply=["77"])
     win.apply("01@-1,1")
-    assert win.is_terminal() and win.result().ranks == (1,)
+    assert win.is_terminal() and win.result().ranks == (1,) and win.result().scores == (0.0,)
     loss = position(["77@0,0"], [["01"]], supply=[])
     loss.apply("pass")
     assert loss.is_terminal() and loss.result().ranks == (2,) and loss.result().scores == (1.0,)
+    drawing = position(["77@0,0"], [["66"]], supply=["01"])
+    drawing.apply("draw")
+    assert drawing.current() == 0 and drawing.legal_actions() == ["pass"]  # solo: its own next turn
+
+
+def test_only_canonical_actions_are_accepted() -> None:
+    state = dealt(2)
+    for bad in ("55@00,0", "55@0, 0", "55 @0,0", "draw", "pass", "56@0,0", "55@+0,0", "55@-0,0", ""):
+        assert not state.is_legal(bad)
+        with pytest.raises(IllegalAction):
+            state.apply(bad)
+    state.apply("55@0,0")
+    assert state.is_legal("75@1,1") and not state.is_legal("57@1,1") and not state.is_legal("75@1,01")
+
+
+def test_a_finished_game_accepts_nothing() -> None:
+    state = position(["00@0,0"], [["01"], ["77"]])
+    state.apply("01@-1,1")
+    assert state.is_terminal() and state.legal_actions() == [] and not state.is_legal("draw")
+    with pytest.raises(IllegalAction):
+        state.apply("draw")
 
 
 # ---- what each seat sees -------------------------------------------------------------------
 
 
 def test_each_seat_sees_its_own_hand_in_the_deal_and_only_its_own_draws() -> None:
-    state = GAME.new_state(2)
-    seen = [state.visible_action(PERFT_DEAL, CHANCE, seat) for seat in (0, 1)]
+    state = GAME.new_state(3)
+    seen = [state.visible_action(PERFT_DEAL, CHANCE, seat) for seat in (0, 1, 2)]
     tiles = PERFT_DEAL.split(",")
-    assert seen == ["deal " + ",".join(tiles[:9]), "deal " + ",".join(tiles[9:18])]
+    assert seen == ["deal " + ",".join(tiles[9 * s:9 * s + 9]) for s in range(3)]
     blocked = position(["77@0,0"], [["12"], ["34"]], supply=["56"])
     assert blocked.visible_action("draw", 0, 0) == "draw 56"
     assert blocked.visible_action("draw", 0, 1) == "draw"
-    obs = blocked.observation(1)
-    assert obs["hand"] == ["34"] and obs["hand_sizes"] == [1, 1] and obs["supply_size"] == 1
-    assert "12" not in str(obs) and "56" not in str(obs)
+    assert blocked.visible_action("77@1,1", 0, 1) == "77@1,1"
 
 
-def test_only_canonical_actions_are_accepted() -> None:
+def test_the_observation_holds_the_own_hand_and_public_facts_only() -> None:
     state = dealt(2)
-    for bad in ("55@00,0", "55@0, 0", "55 @0,0", "draw", "pass", "56@0,0", "55@+0,0"):
-        assert bad not in state.legal_actions()
-        with pytest.raises(IllegalAction):
-            state.apply(bad)
+    state.apply("55@0,0")
+    obs = state.observation(1)
+    assert obs == {
+        "seat": 1, "seats": 2, "to_move": 1, "hand": sorted(PERFT_DEAL.split(",")[9:18]),
+        "hand_sizes": [8, 9], "supply_size": 18, "tiles": ["55@0,0"], "finished": [], "passes": 0,
+    }
+    others = set(PERFT_DEAL.split(",")[:9] + PERFT_DEAL.split(",")[18:]) - {"55"}
+    assert not any(f'"{name}"' in repr(obs).replace("'", '"') for name in others)
+
+
+def test_clones_are_independent() -> None:
+    state = dealt(2)
+    state.apply("55@0,0")
+    copy = state.clone()
+    copy.apply("77@1,1")
+    assert state.current() == 1 and len(state.tiles) == 1 and (1, 1) not in state.cells
+    assert state.legal_actions() == ["47@-1,1", "57@-1,1", "74@1,1", "75@1,1", "77@-1,1", "77@1,1"]
+
+
+# ---- views ----------------------------------------------------------------------------------
 
 
 def test_views_draw_rings_hands_and_supply() -> None:
+    assert [symbol(v) for v in (0, 1, 2, 4, 5, 7)] == ["0...", "1p..", "2.s.", "4..b", "5p.b", "7psb"]
     state = dealt(2)
+    assert "not dealt" in text_the_tree(TheTreeState(2))
     state.apply("55@0,0")
+    state.apply("75@1,1")
     text = text_the_tree(state)
-    assert "[5p.b 5p.b]" in text and "seat 1:" in text and "supply (top first): 33" in text
+    lines = text.splitlines()
+    # The 7 of row 1 sits exactly over the right-hand 5 of row 0.
+    assert lines[0].index("7psb") == lines[1].index("5p.b", lines[1].index("5p.b") + 1)
+    assert "|5p.b 5p.b|" in lines[1] and "seat 1 [8]:" in text and "supply [18] (top first): 33" in text
     render_the_tree(state)
 
 
-def test_cli_legal_with_a_deal_and_with_a_seed() -> None:
-    runner = CliRunner()
-    result = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--deal", PERFT_DEAL, "55@0,0"])
-    assert result.exit_code == 0 and result.output.split() == [
-        "47@-1,1", "57@-1,1", "74@1,1", "75@1,1", "77@-1,1", "77@1,1"]
-    seeded = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--seed", "5"])
-    assert seeded.exit_code == 0 and len(seeded.output.split()) in (1, 2)
-    bad = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--deal", "00,11"])
-    assert bad.exit_code == 2 and "--deal" in bad.output
+def test_views_show_the_end() -> None:
+    state = position(["77@0,0"], [["12"], ["34"]], supply=[])
+    state.apply("pass")
+    state.apply("pass")
+    text = text_the_tree(state)
+    assert "game over: ranks 1 1" in text and "(blocked)" in text
+    render_the_tree(state)
 
 
 # ---- self-play ------------------------------------------------------------------------------
@@ -263,11 +505,12 @@ def self_play(games_per_count: int, seed: int) -> None:
         assert write_records(again) == text
         for record in again:
             assert verify(record) == []
-            assert record.plies[0].chance and len(record.plies) <= 1 + 36 * 4
+            assert record.plies[0].chance and sum(p.chance for p in record.plies) == 1
+            assert len(record.plies) <= 1 + 36 + 27 + 4 * 37
 
 
 def test_random_games_end_and_verify() -> None:
-    self_play(60, seed=1)
+    self_play(75, seed=1)
 
 
 @pytest.mark.slow

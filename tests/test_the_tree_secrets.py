@@ -1,121 +1,205 @@
-"""The referee keeps The Tree's secrets: games played through the real referee with a
-recording bot at every seat; every tile a seat was told about must be one it may know
-at that moment (its own deal, its own draws, tiles already placed on the tree)."""
+"""The referee keeps The Tree's secrets.
+
+Seeded games are played through the real referee (arena.match.play_match) with a
+recording bot (tests/recording_bot.py) at every seat; each bot writes down every line
+it receives. Replaying each game's record omnisciently then says, before every ply,
+which tiles each seat may know: its own hand (its deal and its own draws) and the tiles
+on the tree. Every message is taken apart by the protocol's shape (an unknown field or
+an event that is not a deal, draw, pass or placement fails the test), every tile it
+names must be one the seat may know at that moment, and the events a seat received must
+be exactly its redacted view of the record: `deal` with its own nine tiles, `draw <tile>`
+for its own draws, `draw` for the others', every placement and pass.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
 
-from arena.games import get_game
-from arena.games.the_tree import parse_deal, parse_placement, tile_name
-from arena.match import MatchConfig, play_match
+from arena.games import CHANCE, get_game
+from arena.games.the_tree import HAND, TheTreeState, parse_deal, parse_placement, tile_name, tile_of
+from arena.match import MatchConfig, PlannedGame, play_match, seating
 from arena.process import BotSpec
 from arena.record import GameRecord
 from arena.timecontrol import TimeControl
 
 RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
-OBSERVATION_KEYS = {"seat", "to_move", "hand", "hand_sizes", "supply_size", "tiles", "finished", "passes"}
+GAME = get_game("the-tree")
+OBSERVATION_KEYS = {"seat", "seats", "to_move", "hand", "hand_sizes", "supply_size", "tiles", "finished", "passes"}
+REQUEST_KEYS = {"type", "ply", "clock", "events", "legal", "observation"}
+END_KEYS = {"type", "result", "termination", "events"}
 
 
-def normal(name: str) -> str:
-    return "".join(sorted(name))
+@dataclass
+class Truth:
+    """The omniscient replay of one record: per ply, what each seat may know and
+    the event each seat should have been sent."""
+
+    allowed: list[list[set[str]]]
+    """allowed[p][seat]: tiles the seat may know before ply p + 1 (p = 0 .. plies)."""
+    events: list[list[tuple[int, int, str]]]
+    """events[seat]: (ply, actor, action as the seat should see it) for every ply."""
 
 
-def tiles_in_message(message: dict[str, object]) -> set[str]:
-    """Every tile a message names, wherever it names one (unknown shapes fail the test)."""
-    found: set[str] = set()
-    for event in message.get("events") or []:  # type: ignore[attr-defined]
-        action = str(event["action"])
-        assert len(action.split(",")) < 36, "a full deal reached a seat"
-        if action.startswith("deal "):
-            found.update(action[5:].split(","))
-        elif action.startswith("draw "):
-            found.add(action[5:])
-        elif action not in ("draw", "pass"):
-            parsed = parse_placement(action)
-            assert parsed is not None, f"unexpected event {action!r}"
-            found.add(normal(action[:2]))
-    observation = message.get("observation")
-    if isinstance(observation, dict):
-        assert set(observation) == OBSERVATION_KEYS, f"unexpected observation fields {sorted(observation)}"
-        found.update(observation["hand"])
-        found.update(normal(t[0]) for t in observation["tiles"])
-    return found
-
-
-def knowledge(record: GameRecord, seat: int, seats: int) -> list[set[str]]:
-    """What `seat` may know before each ply: allowed[p] for p = 0 .. plies."""
-    deal = parse_deal(record.plies[0].action)
-    assert deal is not None
-    own = {tile_name(t) for t in deal[seat * 9:(seat + 1) * 9]}
-    supply = [tile_name(t) for t in deal[seats * 9:]]
-    public: set[str] = set()
-    allowed = [set(), set(own)]  # before the deal: nothing; before ply 2: the own hand
-    actors = _actors(record, seats, deal)
-    for ply, actor in zip(record.plies[1:], actors):
-        if ply.action == "draw":
-            tile = supply.pop(0)
-            if actor == seat:
-                own.add(tile)
-        elif ply.action != "pass":
-            public.add(normal(ply.action[:2]))
-        allowed.append(own | public)
-    return allowed
-
-
-def _actors(record: GameRecord, seats: int, deal: list[tuple[int, int]]) -> list[int]:
-    """Who played each ply after the deal, by replaying the record."""
-    state = get_game("the-tree").new_state(seats)
-    state.apply(record.plies[0].action)
-    actors = []
-    for ply in record.plies[1:]:
-        actors.append(state.current())
-        state.apply(ply.action)
-    return actors
-
-
-async def _play(seats: int, seed: int, folder: Path) -> GameRecord:
-    specs = [BotSpec(f"rec{s}", [sys.executable, str(RECORDER)],
-                     env={"RECORD_FILE": str(folder / f"seat{s}.jsonl"), "ARENA_BOT_SEED": str(seed * 10 + s)})
-             for s in range(seats)]
-    config = MatchConfig(get_game("the-tree"), {}, TimeControl(per_move_s=5), seed=seed, games=1)
-    result = await play_match(config, specs)
-    assert result.outcomes[0].termination == "normal"
-    return result.outcomes[0].record
-
-
-def check_secrets(seats: int, seed: int, folder: Path) -> None:
-    folder.mkdir()
-    record = trio.run(_play, seats, seed, folder)
-    for seat in range(seats):
-        allowed = knowledge(record, seat, seats)
-        lines = (folder / f"seat{seat}.jsonl").read_text().splitlines()
-        assert record.plies[0].action not in "".join(lines)
-        for line in lines:
-            message = json.loads(line)
-            if message["type"] == "request":
-                limit = allowed[message["ply"] - 1]
-            elif message["type"] == "end":
-                limit = allowed[-1]
+def replay_truth(record: GameRecord, seats: int) -> Truth:
+    state = GAME.new_state(seats)
+    assert isinstance(state, TheTreeState)
+    allowed: list[list[set[str]]] = [[set() for _ in range(seats)]]
+    events: list[list[tuple[int, int, str]]] = [[] for _ in range(seats)]
+    for number, ply in enumerate(record.plies, start=1):
+        actor = state.current()
+        for seat in range(seats):
+            if actor == CHANCE:
+                deal = parse_deal(ply.action)
+                assert deal is not None
+                seen = "deal " + ",".join(tile_name(t) for t in deal[seat * HAND:(seat + 1) * HAND])
+            elif ply.action == "draw":
+                seen = f"draw {tile_name(state.supply[0])}" if seat == actor else "draw"
             else:
-                continue  # hello and start name no tile
-            leaked = tiles_in_message(message) - limit
-            assert not leaked, f"seat {seat} was told {sorted(leaked)} in {line[:200]}"
+                seen = ply.action
+            events[seat].append((number, actor, seen))
+        state.apply(ply.action)
+        placed = {tile_name(tile_of(m[0], m[1])) for m in state.tiles}
+        allowed.append([placed | {tile_name(t) for t in state.hands[seat]} for seat in range(seats)])
+    assert state.is_terminal()
+    return Truth(allowed, events)
+
+
+def tiles_of_action(action: str) -> set[str]:
+    """The tiles an action names; any other shape fails."""
+    if action.startswith("deal "):
+        names = action[5:].split(",")
+        assert len(names) == HAND, f"a deal view with {len(names)} tiles"
+        return set(names)
+    if action.startswith("draw "):
+        return {action[5:]}
+    if action in ("draw", "pass"):
+        return set()
+    move = parse_placement(action)
+    assert move is not None, f"unexpected action {action!r}"
+    return {tile_name(tile_of(move[0], move[1]))}
+
+
+def tiles_in_message(message: dict[str, Any]) -> tuple[set[str], list[tuple[int, int, str]]]:
+    """Every tile a request or end message names, and its events; every field is
+    accounted for, so nothing can slip past the check."""
+    kind = message["type"]
+    assert set(message) <= (REQUEST_KEYS if kind == "request" else END_KEYS), sorted(message)
+    found: set[str] = set()
+    events = []
+    for event in message.get("events", []):
+        assert set(event) == {"ply", "seat", "action"}
+        found |= tiles_of_action(event["action"])
+        events.append((event["ply"], event["seat"], event["action"]))
+    for action in message.get("legal") or []:
+        found |= tiles_of_action(action)
+    observation = message.get("observation")
+    if observation is not None:
+        assert set(observation) == OBSERVATION_KEYS, sorted(observation)
+        found |= set(observation["hand"])
+        for placed in observation["tiles"]:
+            found |= tiles_of_action(placed)
+        for key in OBSERVATION_KEYS - {"hand", "tiles"}:
+            value = observation[key]
+            values = value if isinstance(value, list) else [value]
+            assert all(v is None or isinstance(v, int) for v in values), (key, value)
+    if kind == "request":
+        assert isinstance(message["ply"], int) and all(isinstance(v, int) for v in message["clock"].values())
+    else:
+        assert all(isinstance(v, (int, float)) for part in message["result"].values() for v in part)
+        assert message["termination"] in ("normal",)
+    return found, events
+
+
+def check_seat(lines: list[str], truth: Truth, seat: int, record_text: str) -> None:
+    """One seat's messages of one game (from its start to its end) against the truth."""
+    start = json.loads(lines[0])
+    assert start["type"] == "start" and start["seat"] == seat
+    assert not any(tile in json.dumps(start) for tile in ("deal",))
+    received: list[tuple[int, int, str]] = []
+    requests = 0
+    for line in lines[1:]:
+        assert record_text not in line, "the whole deal reached a seat"
+        message = json.loads(line)
+        found, events = tiles_in_message(message)
+        if message["type"] == "request":
+            allowed = truth.allowed[message["ply"] - 1][seat]
+            requests += 1
+        else:
+            allowed = truth.allowed[-1][seat]
+        leaked = found - allowed
+        assert not leaked, f"seat {seat} was told {sorted(leaked)} it may not know: {line[:300]}"
+        received += events
+    assert received == truth.events[seat], "the events differ from the seat's view of the record"
+    assert requests > 0 and json.loads(lines[-1])["type"] == "end"
+
+
+def split_games(path: Path) -> dict[int, list[str]]:
+    """A recording bot's log cut into games by match index (start .. end)."""
+    games: dict[int, list[str]] = {}
+    current: list[str] | None = None
+    for line in path.read_text().splitlines():
+        message = json.loads(line)
+        if message["type"] == "start":
+            current = games.setdefault(message.get("match_game", 0), [])
+        if current is not None and message["type"] in ("start", "request", "end"):
+            current.append(line)
+        if message["type"] == "end":
+            current = None
+    return games
+
+
+def play_and_check(seats: int, games: int, seed: int, folder: Path) -> list[GameRecord]:
+    """A match of `games` seeded games (a fresh deal each, seats rotating) between
+    recording bots, every message checked; the records."""
+    folder.mkdir(parents=True, exist_ok=True)
+    logs = [folder / f"bot{b}.jsonl" for b in range(seats)]
+    specs = [BotSpec(f"rec{b}", [sys.executable, str(RECORDER)],
+                     env={"RECORDING_BOT_FILE": str(logs[b]), "ARENA_BOT_SEED": str(seed * 10 + b)})
+             for b in range(seats)]
+    plan = tuple(PlannedGame(tuple(seating(g, seats)), seed * 1000 + g, str(g + 1)) for g in range(games))
+    config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=seed, games=games, plan=plan)
+    result = trio.run(play_match, config, specs)
+    per_bot = [split_games(log) for log in logs]
+    records = []
+    for index, (outcome, sitting) in enumerate(zip(result.outcomes, result.seatings, strict=True)):
+        assert outcome.termination == "normal", outcome.record.tags.get("TerminationDetail")
+        truth = replay_truth(outcome.record, seats)
+        for seat, bot in enumerate(sitting):
+            check_seat(per_bot[bot][index], truth, seat, outcome.record.plies[0].action)
+        records.append(outcome.record)
+    return records
 
 
 @pytest.mark.parametrize("seats", [1, 2, 3, 4])
-def test_no_seat_learns_a_tile_it_may_not_know(tmp_path: Path, seats: int) -> None:
-    for seed in range(6):
-        check_secrets(seats, seed, tmp_path / f"s{seed}")
+def test_no_seat_learns_a_tile_it_may_not_know(seats: int, tmp_path: Path) -> None:
+    records = play_and_check(seats, 8, seed=seats, folder=tmp_path)
+    assert len({r.plies[0].action for r in records}) == 8  # eight different deals
+    if seats < 4:
+        assert any(p.action == "draw" for r in records for p in r.plies)  # draws were tested
+
+
+def test_the_check_catches_a_leak(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same check fails when the game shows other seats' draws (a planted leak)."""
+    honest = TheTreeState.visible_action
+
+    def leaky(self: TheTreeState, action: str, actor: int, seat: int) -> str | None:
+        if action == "draw" and self.supply:
+            return f"draw {tile_name(self.supply[0])}"
+        return honest(self, action, actor, seat)
+
+    monkeypatch.setattr(TheTreeState, "visible_action", leaky)
+    with pytest.raises(AssertionError, match="may not know"):
+        play_and_check(2, 4, seed=9, folder=tmp_path)
 
 
 @pytest.mark.slow
 def test_no_seat_learns_a_tile_it_may_not_know_in_many_games(tmp_path: Path) -> None:
     for seats in (1, 2, 3, 4):
-        for seed in range(100, 150):
-            check_secrets(seats, seed, tmp_path / f"{seats}-{seed}")
+        play_and_check(seats, 150, seed=100 + seats, folder=tmp_path / str(seats))

@@ -1,30 +1,35 @@
 """The Tree (rules/the-tree.md): binary-coded dominoes grown into a brick-bond tree by
-1 to 4 players with hidden hands. Pure rules.
+1 to 4 players with hidden hands. Pure rules, no I/O, no randomness of its own.
 
 The deal is one chance action (the 36 tiles in dealt order), so a record replays
 without a random generator. What each seat may know goes through `visible_action`
 (a seat sees its own hand in the deal, and only its own draws) and `observation`.
+
+Speed (search bots clone and play thousands of positions): the free brick-bond
+positions with support ("spots") are kept incrementally, rule b is two bit masks per
+spot, action strings are cached process-wide, and `moves`/`play` give bots a path
+without strings at all.
 """
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Result, State
 
-TILES: tuple[tuple[int, int], ...] = tuple((a, b) for a in range(8) for b in range(a, 8))
+Tile = tuple[int, int]
+"""A tile as (low, high) symbol values."""
+Move = tuple[int, int, int, int]
+"""A placement: (left symbol, right symbol, x, y); the tile covers (x, y) and (x+1, y)."""
+
+TILES: tuple[Tile, ...] = tuple((a, b) for a in range(8) for b in range(a, 8))
 """The double-seven set: every pair a <= b of symbols 0..7 (36 tiles)."""
 HAND = 9
 DRAW, PASS = "draw", "pass"
-
-
-def tile_name(tile: tuple[int, int]) -> str:
-    return f"{tile[0]}{tile[1]}"
-
-
-TILE_NAMES = frozenset(tile_name(t) for t in TILES)
+DEAL_PREFIX = "deal "
+"""What a seat sees of the deal: `deal ` and its own nine tiles in dealt order."""
 
 
 def fits_above(up: int, down: int) -> bool:
@@ -32,16 +37,46 @@ def fits_above(up: int, down: int) -> bool:
     return up & down == down and bin(up ^ down).count("1") == 1
 
 
-def parse_deal(action: str) -> list[tuple[int, int]] | None:
-    """The 36 tiles of a deal action in order, or None if it is not a permutation."""
-    names = action.split(",")
-    if len(names) != len(TILES) or set(names) != TILE_NAMES:
-        return None
-    return [(int(n[0]), int(n[1])) for n in names]
+ANY = 0xFF
+"""Mask of every symbol: a half over (or under) an empty cell is unconstrained."""
+ABOVE_OK: tuple[int, ...] = tuple(sum(1 << u for u in range(8) if fits_above(u, d)) for d in range(8))
+"""ABOVE_OK[d]: bit u set when symbol u may sit directly above symbol d."""
+BELOW_OK: tuple[int, ...] = tuple(sum(1 << d for d in range(8) if fits_above(u, d)) for u in range(8))
+"""BELOW_OK[u]: bit d set when symbol d may sit directly below symbol u."""
 
 
-def parse_placement(action: str) -> tuple[int, int, int, int] | None:
+def tile_name(tile: Tile) -> str:
+    return f"{tile[0]}{tile[1]}"
+
+
+def tile_of(left: int, right: int) -> Tile:
+    """The tile showing these two symbols, whichever way round."""
+    return (left, right) if left <= right else (right, left)
+
+
+TILE_NAMES = frozenset(tile_name(t) for t in TILES)
+TILE_BY_NAME: dict[str, Tile] = {tile_name(t): t for t in TILES}
+
+_NAMES: dict[Move, str] = {}
+_PARSED: dict[str, Move] = {}
+
+
+def move_name(move: Move) -> str:
+    """The canonical action `<l><r>@<x>,<y>` of a placement (cached)."""
+    name = _NAMES.get(move)
+    if name is None:
+        left, right, x, y = move
+        name = f"{left}{right}@{x},{y}"
+        _NAMES[move] = name
+        _PARSED[name] = move
+    return name
+
+
+def parse_placement(action: str) -> Move | None:
     """(left symbol, right symbol, x, y) of `<l><r>@<x>,<y>` in canonical form."""
+    move = _PARSED.get(action)
+    if move is not None:
+        return move
     symbols, at, where = action.partition("@")
     if not at or len(symbols) != 2 or not symbols.isdigit():
         return None
@@ -58,19 +93,41 @@ def parse_placement(action: str) -> tuple[int, int, int, int] | None:
     return left, right, x, y
 
 
+def parse_deal(action: str) -> list[Tile] | None:
+    """The 36 tiles of a deal action in order, or None if it is not a permutation."""
+    names = action.split(",")
+    if len(names) != len(TILES) or set(names) != TILE_NAMES:
+        return None
+    return [TILE_BY_NAME[n] for n in names]
+
+
+def deal_action(tiles: Sequence[Tile]) -> str:
+    """The chance action for a deal in this order."""
+    return ",".join(tile_name(t) for t in tiles)
+
+
+def start_key(tile: Tile) -> tuple[int, int, int]:
+    """Order of precedence for the start: doubles from 00 up, then (low, high)."""
+    return (0 if tile[0] == tile[1] else 1, tile[0], tile[1])
+
+
 class TheTreeState(State):
-    """A position. `cells` maps (x, y) to the symbol there; `hands[s]` holds seat s's
+    """A position. `cells` maps (x, y) to the symbol there; `tiles` lists placements in
+    order; `spots` holds every free position (x, y) a tile may take as far as support,
+    overlap and brick bond go (rule b is checked per tile); `hands[s]` holds seat s's
     tiles; `supply` is the face-down stack, top first; `finished` lists seats in the
     order they emptied their hands."""
 
     def __init__(self, num_seats: int, options: Mapping[str, str] | None = None) -> None:
         super().__init__(num_seats, options or {})
         self.dealt = False
-        self.hands: list[list[tuple[int, int]]] = [[] for _ in range(num_seats)]
-        self.supply: list[tuple[int, int]] = []
+        self.hands: list[list[Tile]] = [[] for _ in range(num_seats)]
+        self.supply: list[Tile] = []
         self.cells: dict[tuple[int, int], int] = {}
-        self.tiles: list[tuple[int, int, int, int]] = []
-        """Placed tiles in order: (left symbol, right symbol, x, y)."""
+        self.tiles: list[Move] = []
+        self.placers: list[int] = []
+        """The seat that placed each of `tiles` (-1 when built by `from_position`)."""
+        self.spots: set[tuple[int, int]] = set()
         self.mover = 0
         self.finished: list[int] = []
         self.passes = 0
@@ -79,6 +136,67 @@ class TheTreeState(State):
         self.blocked: list[int] = []
         """Seats still holding tiles when everybody passed (they share the next rank)."""
         self._legal: list[str] | None = None
+        self._moves: dict[str, Move] | None = None
+
+    @classmethod
+    def from_position(
+        cls,
+        tiles: Iterable[Move],
+        hands: Sequence[Iterable[Tile]],
+        supply: Iterable[Tile] = (),
+        mover: int = 0,
+        finished: Iterable[int] = (),
+        passes: int = 0,
+    ) -> TheTreeState:
+        """A dealt position built directly (for tests, and for search bots that fill in
+        the hidden hands and supply with a guess). Tiles are placed in the given order."""
+        state = cls(len(hands))
+        state.dealt = True
+        state.hands = [list(h) for h in hands]
+        state.supply = list(supply)
+        for move in tiles:
+            state._put(move, -1)
+        state.mover = mover
+        state.finished = list(finished)
+        state.passes = passes
+        return state
+
+    @classmethod
+    def from_observation(
+        cls,
+        observation: Mapping[str, Any],
+        rng: random.Random,
+        hands: Mapping[int, Iterable[Tile]] | None = None,
+    ) -> TheTreeState:
+        """A full position consistent with what a seat observes (a "determinisation"):
+        the tiles it has not seen are shuffled into the other hands and the supply with
+        the sizes it was told. `hands` may fix some other seats' hands (a search bot's
+        own guess); their tiles are taken out of the shuffle."""
+        seat = int(observation["seat"])
+        sizes = [int(n) for n in observation["hand_sizes"]]
+        own = [TILE_BY_NAME[name] for name in observation["hand"]]
+        placed = [parse_placement(str(text)) for text in observation["tiles"]]
+        moves = [m for m in placed if m is not None]
+        fixed = {s: list(h) for s, h in (hands or {}).items()}
+        seen = set(own).union(tile_of(m[0], m[1]) for m in moves)
+        for tiles in fixed.values():
+            seen.update(tiles)
+        unseen = [t for t in TILES if t not in seen]
+        rng.shuffle(unseen)
+        all_hands: list[list[Tile]] = []
+        for other, size in enumerate(sizes):
+            if other == seat:
+                all_hands.append(own)
+            elif other in fixed:
+                all_hands.append(fixed[other])
+            else:
+                all_hands.append(unseen[:size])
+                del unseen[:size]
+        return cls.from_position(
+            moves, all_hands, unseen[:int(observation["supply_size"])],
+            mover=seat if observation.get("to_move") is None else int(observation["to_move"]),
+            finished=[int(s) for s in observation["finished"]], passes=int(observation["passes"]),
+        )
 
     # ---- the interface ------------------------------------------------------------------
 
@@ -91,9 +209,17 @@ class TheTreeState(State):
         if self.over or not self.dealt:
             return []
         if self._legal is None:
-            placements = self.placements(self.mover)
-            self._legal = sorted(placements) if placements else [DRAW if self.supply else PASS]
+            moves = self._legal_moves()
+            self._legal = sorted(moves) if moves else [DRAW if self.supply else PASS]
         return list(self._legal)
+
+    def is_legal(self, action: str) -> bool:
+        if self.over or not self.dealt:
+            return False
+        moves = self._legal_moves()
+        if moves:
+            return action in moves
+        return action == (DRAW if self.supply else PASS)
 
     def apply(self, action: str) -> None:
         if self.over:
@@ -101,31 +227,16 @@ class TheTreeState(State):
         if not self.dealt:
             self._deal(action)
             return
-        if action not in self.legal_actions():
-            raise IllegalAction(action, self._why_illegal(action))
-        self._legal = None
-        seat = self.mover
-        if action == DRAW:
-            self.hands[seat].append(self.supply.pop(0))
-            self.passes = 0
-            self._next_seat()
-        elif action == PASS:
-            self.passes += 1
-            if self.passes >= len(self.holders()):
-                self._end_blocked()
-            else:
-                self._next_seat()
+        moves = self._legal_moves()
+        if moves:
+            move = moves.get(action)
+            if move is None:
+                raise IllegalAction(action, self._why_illegal(action))
+            self.play(move)
+        elif action == (DRAW if self.supply else PASS):
+            self.play(None)
         else:
-            self.passes = 0
-            extra = self._place(seat, action)
-            if not self.hands[seat]:
-                self.finished.append(seat)
-                if len(self.holders()) <= (0 if self.num_seats == 1 else 1):
-                    self.over = True
-                    return
-                self._next_seat()
-            elif not extra:
-                self._next_seat()
+            raise IllegalAction(action, self._why_illegal(action))
 
     def clone(self) -> TheTreeState:
         other = TheTreeState.__new__(TheTreeState)
@@ -136,54 +247,96 @@ class TheTreeState(State):
         other.supply = list(self.supply)
         other.cells = dict(self.cells)
         other.tiles = list(self.tiles)
+        other.placers = list(self.placers)
+        other.spots = set(self.spots)
         other.mover = self.mover
         other.finished = list(self.finished)
         other.passes = self.passes
         other.over = self.over
         other.blocked = list(self.blocked)
         other._legal = self._legal
+        other._moves = self._moves
         return other
 
     def result(self) -> Result:
         ranks = [0] * self.num_seats
         for place, seat in enumerate(self.finished, start=1):
             ranks[seat] = place
-        rest = [s for s in range(self.num_seats) if s not in self.finished]
         if self.num_seats == 1:
             ranks[0] = 1 if self.finished else 2
         else:
-            for seat in rest:
-                ranks[seat] = len(self.finished) + 1  # the last holder, or those all blocked
-        scores = tuple(float(len(h)) for h in self.hands)
-        return Result(tuple(ranks), scores)
+            for seat in range(self.num_seats):
+                if seat not in self.finished:
+                    ranks[seat] = len(self.finished) + 1  # the last holder, or all the blocked
+        return Result(tuple(ranks), tuple(float(len(h)) for h in self.hands))
 
     def sample_chance(self, rng: random.Random) -> str:
         tiles = list(TILES)
         rng.shuffle(tiles)
-        return ",".join(tile_name(t) for t in tiles)
+        return deal_action(tiles)
 
     def visible_action(self, action: str, actor: int, seat: int) -> str | None:
         if actor == CHANCE:
             deal = parse_deal(action)
             if deal is None:
                 return None
-            hand = deal[seat * HAND:(seat + 1) * HAND]
-            return "deal " + ",".join(tile_name(t) for t in hand)
-        if action == DRAW:
-            return f"draw {tile_name(self.supply[0])}" if seat == actor else DRAW
+            return DEAL_PREFIX + deal_action(deal[seat * HAND:(seat + 1) * HAND])
+        if action == DRAW and self.supply:
+            return f"{DRAW} {tile_name(self.supply[0])}" if seat == actor else DRAW
         return action
 
     def observation(self, seat: int) -> dict[str, Any]:
         return {
             "seat": seat,
+            "seats": self.num_seats,
             "to_move": None if self.over or not self.dealt else self.mover,
             "hand": sorted(tile_name(t) for t in self.hands[seat]),
             "hand_sizes": [len(h) for h in self.hands],
             "supply_size": len(self.supply),
-            "tiles": [[f"{left}{right}", x, y] for left, right, x, y in self.tiles],
+            "tiles": [move_name(m) for m in self.tiles],
             "finished": list(self.finished),
             "passes": self.passes,
         }
+
+    # ---- fast path for bots ---------------------------------------------------------------
+
+    def moves(self) -> list[Move]:
+        """The mover's legal placements, unsorted (empty: it must draw or pass)."""
+        return list(self._legal_moves().values())
+
+    def play(self, move: Move | None) -> None:
+        """Play a placement from `moves()`, or None for the draw or pass that is due.
+        No legality check: `apply` is the checked way in."""
+        self._legal = None
+        self._moves = None
+        seat = self.mover
+        if move is None:
+            if self.supply:
+                self.hands[seat].append(self.supply.pop(0))
+                self.passes = 0
+                self._next_seat()
+            else:
+                self.passes += 1
+                if self.passes >= self.holder_count():
+                    self.blocked = self.holders()
+                    self.over = True
+                else:
+                    self._next_seat()
+            return
+        self.passes = 0
+        left, right, x, y = move
+        hand = self.hands[seat]
+        hand.remove(tile_of(left, right))
+        first = not self.tiles
+        self._put(move, seat)
+        if not hand:
+            self.finished.append(seat)
+            if self.holder_count() <= (0 if self.num_seats == 1 else 1):
+                self.over = True
+            else:
+                self._next_seat()
+        elif first or not self.extra_turn(x, y):
+            self._next_seat()
 
     # ---- queries ------------------------------------------------------------------------
 
@@ -191,17 +344,36 @@ class TheTreeState(State):
         """Seats still holding tiles, in seat order."""
         return [s for s in range(self.num_seats) if self.hands[s]]
 
-    def placements(self, seat: int) -> set[str]:
-        """Every legal placement of the seat's tiles (both orientations)."""
+    def holder_count(self) -> int:
+        return sum(1 for h in self.hands if h)
+
+    def placements(self, seat: int) -> dict[str, Move]:
+        """Every legal placement of `seat`'s tiles (both orientations), by action."""
+        hand = self.hands[seat]
         if not self.tiles:
-            return self._start_actions(seat)
-        spots = self._spots()
-        found: set[str] = set()
-        for a, b in set(self.hands[seat]):
-            for left, right in ((a, b), (b, a)):
-                for x, y in spots:
-                    if self._fits(left, right, x, y):
-                        found.add(f"{left}{right}@{x},{y}")
+            doubles = [t for t in hand if t[0] == t[1]]
+            a, b = min(doubles) if doubles else min(hand)
+            return {move_name(m): m for m in ((a, b, 0, 0), (b, a, 0, 0))}
+        cells = self.cells
+        found: dict[str, Move] = {}
+        for x, y in self.spots:
+            below = cells.get((x, y - 1))
+            above = cells.get((x, y + 1))
+            lm = (ANY if below is None else ABOVE_OK[below]) & (ANY if above is None else BELOW_OK[above])
+            if not lm:
+                continue
+            below = cells.get((x + 1, y - 1))
+            above = cells.get((x + 1, y + 1))
+            rm = (ANY if below is None else ABOVE_OK[below]) & (ANY if above is None else BELOW_OK[above])
+            if not rm:
+                continue
+            for a, b in hand:
+                if lm >> a & 1 and rm >> b & 1:
+                    move = (a, b, x, y)
+                    found[_NAMES.get(move) or move_name(move)] = move
+                if a != b and lm >> b & 1 and rm >> a & 1:
+                    move = (b, a, x, y)
+                    found[_NAMES.get(move) or move_name(move)] = move
         return found
 
     def extra_turn(self, x: int, y: int) -> bool:
@@ -212,7 +384,17 @@ class TheTreeState(State):
         covered = (x, y + 1) in cells or (x + 1, y + 1) in cells
         return rests or covered
 
+    def starter(self) -> int:
+        """The holder of the lowest double, else of the lowest tile (after the deal)."""
+        owner = {tile: seat for seat in range(self.num_seats) for tile in self.hands[seat]}
+        return owner[min(owner, key=start_key)]
+
     # ---- rules --------------------------------------------------------------------------
+
+    def _legal_moves(self) -> dict[str, Move]:
+        if self._moves is None:
+            self._moves = self.placements(self.mover)
+        return self._moves
 
     def _deal(self, action: str) -> None:
         deal = parse_deal(action)
@@ -222,71 +404,33 @@ class TheTreeState(State):
             self.hands[seat] = deal[seat * HAND:(seat + 1) * HAND]
         self.supply = deal[self.num_seats * HAND:]
         self.dealt = True
-        self.mover = self._starter()
+        self.mover = self.starter()
 
-    def _starter(self) -> int:
-        """The holder of the lowest double, else of the lowest tile."""
-        def key(tile: tuple[int, int]) -> tuple[int, int, int]:
-            return (0 if tile[0] == tile[1] else 1, tile[0], tile[1])
-
-        owner = {tile: seat for seat in range(self.num_seats) for tile in self.hands[seat]}
-        return owner[min(owner, key=key)]
-
-    def _start_tile(self, seat: int) -> tuple[int, int]:
-        hand = self.hands[seat]
-        doubles = [t for t in hand if t[0] == t[1]]
-        return min(doubles) if doubles else min(hand)
-
-    def _start_actions(self, seat: int) -> set[str]:
-        a, b = self._start_tile(seat)
-        return {f"{a}{b}@0,0", f"{b}{a}@0,0"}
-
-    def _spots(self) -> set[tuple[int, int]]:
-        """Positions (x, y) with y >= 1 and x = y (mod 2) that have a half above an
-        occupied cell and are free."""
+    def _put(self, move: Move, seat: int) -> None:
+        """Lay a tile on the table and update the spots: its own position goes, and the
+        two brick-bond positions over it open if free."""
+        left, right, x, y = move
         cells = self.cells
-        spots = set()
-        for cx, cy in cells:
-            y = cy + 1
-            for x in (cx - 1, cx):
-                if (x - y) % 2 == 0 and (x, y) not in cells and (x + 1, y) not in cells:
-                    spots.add((x, y))
-        return spots
-
-    def _fits(self, left: int, right: int, x: int, y: int) -> bool:
-        cells = self.cells
-        for symbol, cx in ((left, x), (right, x + 1)):
-            below = cells.get((cx, y - 1))
-            if below is not None and not fits_above(symbol, below):
-                return False
-            above = cells.get((cx, y + 1))
-            if above is not None and not fits_above(above, symbol):
-                return False
-        return True
-
-    def _place(self, seat: int, action: str) -> bool:
-        """Put the tile down; whether it earns an extra turn."""
-        parsed = parse_placement(action)
-        assert parsed is not None
-        left, right, x, y = parsed
-        self.hands[seat].remove((min(left, right), max(left, right)))
-        first = not self.tiles
-        self.cells[(x, y)] = left
-        self.cells[(x + 1, y)] = right
-        self.tiles.append((left, right, x, y))
-        return not first and self.extra_turn(x, y)
+        cells[(x, y)] = left
+        cells[(x + 1, y)] = right
+        self.tiles.append(move)
+        self.placers.append(seat)
+        spots = self.spots
+        spots.discard((x, y))
+        up = y + 1
+        for sx in (x - 1, x + 1):
+            if (sx, up) not in cells and (sx + 1, up) not in cells:
+                spots.add((sx, up))
 
     def _next_seat(self) -> None:
         """The next seat in seat order that still holds tiles."""
-        for step in range(1, self.num_seats + 1):
-            seat = (self.mover + step) % self.num_seats
-            if self.hands[seat]:
+        hands = self.hands
+        n = self.num_seats
+        for step in range(1, n + 1):
+            seat = (self.mover + step) % n
+            if hands[seat]:
                 self.mover = seat
                 return
-
-    def _end_blocked(self) -> None:
-        self.blocked = self.holders()
-        self.over = True
 
     def _why_illegal(self, action: str) -> str:
         if action in (DRAW, PASS):
@@ -295,8 +439,10 @@ class TheTreeState(State):
         if parsed is None:
             return "not a placement <l><r>@<x>,<y>, draw or pass"
         left, right, _, _ = parsed
-        if (min(left, right), max(left, right)) not in self.hands[self.mover]:
+        if tile_of(left, right) not in self.hands[self.mover]:
             return "the tile is not in the mover's hand"
+        if not self.tiles:
+            return "the start tile is the lowest double (else the lowest tile) at 0,0"
         return "the tile does not fit there (support, brick bond, overlap or rule b)"
 
 

@@ -1,9 +1,15 @@
 """The Tree for people: the brick-bond tree with each half's symbol, then every hand
-and the supply (the omniscient view used by replay; bots never see it).
+and the supply. It is the omniscient view used by `arena replay` and `--watch`; bots
+never see it.
 
-Each half is drawn as its value 0-7 followed by its rings in plain text (p = central
-pip, s = small circle, b = big circle: 5 is `5pb`), so rule b (the symbol above has the
-rings below plus one) can be checked by eye; a tile's two halves share brackets.
+Each half is drawn as its value 0-7 followed by its three rings in fixed places
+(`p` central pip, `s` small circle, `b` big circle, `.` where a ring is missing: 5 is
+`5p.b`), so rule b (the half above shows the rings below plus exactly one) can be
+checked by eye down each column. Tiles are bounded by `|`; a half sits exactly over
+the cell it rests on, so the brick bond shows as the usual half-tile shift per row.
+Both views come from one list of styled segments: the coloured one (`render_the_tree`,
+each tile in the colour of the seat that placed it, the last one reversed) and the
+plain one (`text_the_tree`) always agree.
 """
 
 from __future__ import annotations
@@ -13,56 +19,106 @@ from rich.text import Text
 
 from arena.games.the_tree import TheTreeState, tile_name
 
+Segment = tuple[str, str]
+"""Some text and its rich style ("" for none)."""
+Line = list[Segment]
+
 RINGS = (("p", 1), ("s", 2), ("b", 4))
 SEAT_STYLES = ("bold red", "bold cyan", "bold green", "bold magenta")
-HALF = 5
-"""Characters per half cell: '[' or ' ', the value, three ring letters."""
+CELL = 5
+"""Characters per half cell: a border and the four characters of a symbol."""
 
 
-def rings(value: int) -> str:
-    return "".join(letter if value & bit else "." for letter, bit in RINGS)
+def symbol(value: int) -> str:
+    """Four characters: the value, then its rings (`5p.b`)."""
+    return str(value) + "".join(letter if value & bit else "." for letter, bit in RINGS)
 
 
-def _tree_lines(state: TheTreeState) -> list[str]:
+def seat_style(seat: int) -> str:
+    return SEAT_STYLES[seat % len(SEAT_STYLES)] if seat >= 0 else ""
+
+
+def _tree_lines(state: TheTreeState) -> list[Line]:
     if not state.tiles:
-        return ["(no tile placed yet)"]
+        return [[("(no tile placed yet)", "dim")]]
     xs = [x for x, _ in state.cells]
     ys = [y for _, y in state.cells]
-    lines = []
+    low, high = min(xs), max(xs)
+    width = CELL * (high - low + 1) + 1
+    last = len(state.tiles) - 1
+    lines: list[Line] = []
     for y in range(max(ys), -1, -1):
-        row = [" " * HALF] * (max(xs) - min(xs) + 1)
-        for left, right, x, ty in state.tiles:
-            if ty == y:
-                row[x - min(xs)] = f"[{left}{rings(left)}"
-                row[x + 1 - min(xs)] = f" {right}{rings(right)}]"[:HALF + 1]
-        lines.append(f"{y:>3} " + "".join(cell.ljust(HALF) for cell in row).rstrip())
-    lines.append("    " + "".join(f"{x:<{HALF}}" for x in range(min(xs), max(xs) + 1)).rstrip())
+        # Each character position gets a (char, style); runs of one style become segments.
+        chars = [" "] * width
+        styles = [""] * width
+        for index, ((left, right, x, ty), seat) in enumerate(zip(state.tiles, state.placers, strict=True)):
+            if ty != y:
+                continue
+            off = CELL * (x - low)
+            text = f"|{symbol(left)} {symbol(right)}|"
+            style = seat_style(seat)
+            if index == last:
+                style = (style + " reverse").strip()
+            for k, ch in enumerate(text):
+                chars[off + k] = ch
+                if 0 < k < len(text) - 1:
+                    styles[off + k] = style
+        line: Line = [(f"{y:>3} ", "dim")]
+        for ch, style in zip(chars, styles, strict=True):
+            if line and line[-1][1] == style:
+                line[-1] = (line[-1][0] + ch, style)
+            else:
+                line.append((ch, style))
+        lines.append(line)
+    labels = [" "] * (width + 4)
+    for x in range(low, high + 1):
+        label = str(x)
+        off = 4 + CELL * (x - low) + 1
+        if off + len(label) <= len(labels) and all(c == " " for c in labels[off - 1:off + len(label)]):
+            labels[off:off + len(label)] = label
+    lines.append([("".join(labels), "dim")])
     return lines
 
 
-def _hand_lines(state: TheTreeState) -> list[tuple[str, str]]:
-    lines = []
+def _hand_lines(state: TheTreeState) -> list[Line]:
+    lines: list[Line] = []
+    to_move = state.current()
     for seat, hand in enumerate(state.hands):
-        marker = "> " if state.current() == seat else "  "
-        place = ""
-        if seat in state.finished:
-            place = f" (finished #{state.finished.index(seat) + 1})"
+        marker = "> " if to_move == seat else "  "
         tiles = " ".join(sorted(tile_name(t) for t in hand)) or "-"
-        lines.append((f"{marker}seat {seat}: {tiles}{place}", SEAT_STYLES[seat % len(SEAT_STYLES)]))
+        note = ""
+        if seat in state.finished:
+            note = f"  (finished {state.finished.index(seat) + 1}.)"
+        elif seat in state.blocked:
+            note = "  (blocked)"
+        lines.append([(marker, "bold"), (f"seat {seat}", seat_style(seat)), (f" [{len(hand)}]: {tiles}{note}", "")])
     supply = " ".join(tile_name(t) for t in state.supply) or "empty"
-    lines.append((f"  supply (top first): {supply}", "dim"))
+    lines.append([(f"  supply [{len(state.supply)}] (top first): {supply}", "dim")])
     if state.over:
         result = state.result()
-        lines.append(("game over: ranks " + ", ".join(map(str, result.ranks)), "bold"))
+        lines.append([("game over: ranks " + " ".join(map(str, result.ranks)), "bold")])
+    elif state.passes:
+        lines.append([(f"  consecutive passes: {state.passes}", "dim")])
     return lines
+
+
+def _lines(state: TheTreeState) -> list[Line]:
+    if not state.dealt:
+        return [[("(not dealt yet)", "dim")]]
+    return _tree_lines(state) + _hand_lines(state)
 
 
 def text_the_tree(state: TheTreeState) -> str:
-    """The tree and every hand in plain ASCII."""
-    return "\n".join(_tree_lines(state) + [text for text, _ in _hand_lines(state)])
+    """The tree, every hand and the supply in plain ASCII."""
+    return "\n".join("".join(text for text, _ in line).rstrip() for line in _lines(state))
 
 
 def render_the_tree(state: TheTreeState) -> RenderableType:
-    """The same with seat colours."""
-    return Group(*(Text(line) for line in _tree_lines(state)),
-                 *(Text(text, style=style) for text, style in _hand_lines(state)))
+    """The same with seat colours (each tile in its placer's colour, the last reversed)."""
+    texts = []
+    for line in _lines(state):
+        text = Text()
+        for chunk, style in line:
+            text.append(chunk, style=style or None)
+        texts.append(text)
+    return Group(*texts)
