@@ -4,22 +4,15 @@ random in at least 95% of 200 games and the search bot beats greedy clearly (slo
 from __future__ import annotations
 
 import pytest
-import trio
 
-from arena.botnames import resolve_bot
-from arena.games import get_game
-from arena.match import MatchConfig, MatchResult, play_match
+from arena.match import MatchResult
 from arena.replay import verify
 from arena.summary import totals
-from arena.timecontrol import TimeControl
+from tests.botmatch import match as bot_match
 
 
-def match(first: str, second: str, games: int, per_move: float, seed: int = 1) -> MatchResult:
-    specs = [resolve_bot(first, "treeblox"), resolve_bot(second, "treeblox")]
-    for index, spec in enumerate(specs):
-        spec.env["ARENA_BOT_SEED"] = str(seed * 100 + index)
-    config = MatchConfig(get_game("treeblox"), {}, TimeControl(per_move_s=per_move), seed=seed, games=games)
-    return trio.run(play_match, config, specs)
+def match(first: str, second: str, games: int, per_move: float) -> MatchResult:
+    return bot_match("treeblox", [first, second], games, per_move)
 
 
 @pytest.mark.parametrize("bot", ["greedy", "search"])
@@ -39,6 +32,7 @@ def test_greedy_beats_random_in_95_percent_of_200_games() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 def test_search_beats_greedy_clearly_over_100_games() -> None:
     result = match("search", "greedy", 100, per_move=0.5)
     search, greedy = totals(result)

@@ -1,0 +1,21 @@
+"""A match between shipped bots through the real referee, for the bot tests: seeded
+bots, a per-move time limit, every game's record at hand for verification."""
+
+from __future__ import annotations
+
+import trio
+
+from arena.botnames import resolve_bot
+from arena.games import get_game
+from arena.match import MatchConfig, MatchResult, play_match
+from arena.timecontrol import TimeControl
+
+
+def match(game_id: str, bots: list[str], games: int, per_move: float, seed: int = 1,
+          options: dict[str, str] | None = None) -> MatchResult:
+    """Play `games` games between `bots` (short names or commands), seats rotating."""
+    specs = [resolve_bot(bot, game_id) for bot in bots]
+    for index, spec in enumerate(specs):
+        spec.env["ARENA_BOT_SEED"] = str(seed * 100 + index)
+    config = MatchConfig(get_game(game_id), options or {}, TimeControl(per_move_s=per_move), seed=seed, games=games)
+    return trio.run(play_match, config, specs)
