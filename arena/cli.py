@@ -37,7 +37,7 @@ from arena.perft import apply_actions, perft
 from arena.process import BotSpec, Limits
 from arena.record import GameRecord, RecordSyntaxError, append_record, read_record_file
 from arena.referee import GameOutcome
-from arena.render import render_state
+from arena.render import ViewError, render_state
 from arena.replay import ReplayError, replay, state_at, verify
 from arena.summary import match_table, outcome_line
 
@@ -226,6 +226,8 @@ def replay_command(
     game_number: Annotated[int, typer.Option("--game", "-g", min=1, help="Which game of the file (from 1).")] = 1,
     ply: Annotated[int | None, typer.Option("--ply", "-k", min=0, help="Show only the board after this ply.")] = None,
     step: Annotated[bool, typer.Option("--step", help="Wait for Enter between turns.")] = False,
+    level: Annotated[int | None, typer.Option(
+        "--level", min=0, help="Draw only this level (games built in levels, e.g. blox).")] = None,
 ) -> None:
     """Draw the board turn by turn (or at one ply) for a recorded game."""
     records = _load_records(path)
@@ -237,7 +239,7 @@ def replay_command(
         if ply is not None:
             if ply > len(record.plies):
                 raise fail(f"game {game_number} has {len(record.plies)} plies; --ply must be 0..{len(record.plies)}")
-            console.print(render_state(game_id, state_at(record, ply)))
+            console.print(render_state(game_id, state_at(record, ply), level))
             return
         for index, entry, state in replay(record):
             next_ply = record.plies[index] if index < len(record.plies) else None
@@ -245,11 +247,13 @@ def replay_command(
                 continue  # draw once per turn
             title = "start" if entry is None else f"turn {entry.turn} (ply {index}): {entry.action}"
             console.rule(title)
-            console.print(render_state(game_id, state))
+            console.print(render_state(game_id, state, level))
             if step and sys.stdin.isatty():
                 input()
     except (ReplayError, GameError) as exc:
         raise fail(f"game {game_number}: {exc}", 1) from None
+    except ViewError as exc:
+        raise fail(str(exc)) from None
     tags = record.tags
     console.print(f"ranks {tags.get('Ranks', '?')}  scores {tags.get('Scores', '-')}  "
                   f"termination {tags.get('Termination', '?')}")

@@ -133,3 +133,19 @@ def test_bench_engine_and_league_parts_report_every_game() -> None:
     assert code == 0, out
     assert "League of random bots" in out and "referee share" in out
     assert invoke("bench", "--only", "nothing")[0] == 2
+
+
+def test_replay_draws_one_level_of_a_blox_game_and_refuses_levels_elsewhere(tmp_path: Path) -> None:
+    record = tmp_path / "blox.pgn"
+    code, out = invoke("play", "blox", "random", "random", "-o", "width=8", "-o", "height=8", "--out", str(record))
+    assert code == 0, out
+    code, out = invoke("replay", str(record), "--ply", "0", "--level", "0")
+    assert code == 0 and "level 0:" in out and "0a" not in out  # nothing placed yet
+    code, out = invoke("replay", str(record), "--ply", "1", "--level", "0")
+    assert code == 0 and "0a" in out and "1a" not in out
+    code, out = invoke("replay", str(record), "--ply", "1", "--level", "1")
+    assert code == 0 and "0a" not in out and "0b" not in out
+    btt = tmp_path / "btt.pgn"
+    assert invoke("play", "btt", "random", "random", "--out", str(btt))[0] == 0
+    code, out = invoke("replay", str(btt), "--level", "1")
+    assert code == 2 and "has no levels" in out

@@ -5,6 +5,7 @@ Games stay pure rules; drawing lives here."""
 from __future__ import annotations
 
 import importlib
+import inspect
 import json
 from typing import Any
 
@@ -20,9 +21,24 @@ def _view(game_id: str, kind: str) -> Any:
     return getattr(module, f"{kind}_{module_name}", None)
 
 
-def render_state(game_id: str, state: State) -> Any:
-    """A rich renderable of the state; the observation as JSON for games without a view."""
+class ViewError(ValueError):
+    """A view was asked for something it cannot draw."""
+
+
+def has_levels(game_id: str) -> bool:
+    """Whether the game's view can draw one level at a time (`level=`)."""
     view = _view(game_id, "render")
+    return view is not None and "level" in inspect.signature(view).parameters
+
+
+def render_state(game_id: str, state: State, level: int | None = None) -> Any:
+    """A rich renderable of the state (only `level`, for games built in levels); the
+    observation as JSON for games without a view."""
+    view = _view(game_id, "render")
+    if level is not None:
+        if not has_levels(game_id):
+            raise ViewError(f"the {game_id} board view has no levels; drop --level")
+        return view(state, level=level)
     if view is not None:
         return view(state)
     return text_state(game_id, state)

@@ -19,6 +19,9 @@ EDGE_NAMES = "WESN"
 LEVELS = "abcdefghijklmnop"
 
 
+TOP_TITLE = "top view: seat digit + level letter (a = level 0) of the highest brick per stud"
+
+
 def _extent(state: BloxState) -> tuple[range, range]:
     geo = state.geo
     xs = [0, geo.width - 1]
@@ -91,15 +94,16 @@ def text_blox_level(state: BloxState, level: int) -> str:
 
 def text_blox(state: BloxState) -> str:
     """Top view (highest brick per stud), then the chains and counts, in plain ASCII."""
-    title = "top view: seat digit + level letter (a = level 0) of the highest brick per stud"
+    title = TOP_TITLE
     rows = ["".join(t for t, _ in row).rstrip() for row in _grid(state, None)]
     return "\n".join([title, *rows, *(t for t, _ in _footer(state))])
 
 
-def render_blox(state: BloxState) -> RenderableType:
-    """The same with seat colours."""
-    texts = [Text("top view: seat digit + level letter (a = level 0) of the highest brick per stud", style="bold")]
-    for row in _grid(state, None):
+def render_blox(state: BloxState, level: int | None = None) -> RenderableType:
+    """The same with seat colours; only the bricks of `level` when one is given."""
+    title = TOP_TITLE if level is None else f"level {level}: seat digit + level letter per stud"
+    texts = [Text(title, style="bold")]
+    for row in _grid(state, level):
         text = Text()
         for chunk, style in row:
             text.append(chunk, style=style or None)
