@@ -65,8 +65,8 @@ def test_bot_names_resolve_or_explain() -> None:
     assert resolve_bot("greedy", "btt").command[-1].endswith("btt_greedy.py")
     assert resolve_bot("btt-greedy", "btt").command[-1].endswith("btt_greedy.py")
     assert resolve_bot("zoo/crash", "btt").command[-1].endswith("crash.py")
-    with pytest.raises(BotNameError, match="no greedy bot for roots"):
-        resolve_bot("greedy", "roots")
+    with pytest.raises(BotNameError, match="no search bot for btt"):
+        resolve_bot("search", "btt")
     with pytest.raises(BotNameError, match="neither a shipped bot"):
         resolve_bot("definitely-not-a-command-xyz", "btt")
     spec = resolve_bot(f"{sys.executable} -c pass", "btt")

@@ -1,0 +1,558 @@
+"""Roots (rules/roots.md): two trees grow roots into a hex planet with dice over 12
+rounds; each region goes to the seat alone in it, or alone able to reach it. Pure
+rules, no I/O, no randomness of its own: every roll is a chance action.
+
+A turn is several decisions: an optional reroll, the main action (draw, keep, merge
+or leave), an optional reroll, an optional fast growth, and `end` while a power-up
+could still be used. Strokes are kept per region as 6-bit side masks, so side use and
+crossing are bit tests against precomputed tables.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+from arena.games.base import CHANCE, TERMINAL, Game, GameError, IllegalAction, Option, Result, State, competition_ranks
+from arena.games.roots_map import SIDES, PlanetMap, hex_disc, load_map
+
+ROUNDS = 12
+DICE = 6
+PLANT_WIDTH = 5
+"""Consecutive surface segments a tree is planted in."""
+REGULAR, SPECIAL = "r", "s"
+END, LEAVE = "end", "leave"
+POWERS = ("reroll", "fast", "cross")
+
+Tip = tuple[int, int]
+"""(region, entry side)."""
+
+
+def special_offsets(value: int) -> tuple[int, ...]:
+    """Exit offsets of a special die: {d, 3}, {2, 4} for a 3, {2, 3, 4} for a 6."""
+    if value == 3:
+        return (2, 4)
+    if value == 6:
+        return (2, 3, 4)
+    return tuple(sorted({value, 3}))
+
+
+def arcs(mask: int) -> list[int]:
+    """The side sets strictly between consecutive sides of a stroke (its arcs)."""
+    sides = [k for k in range(SIDES) if mask >> k & 1]
+    found = []
+    for i, a in enumerate(sides):
+        b = sides[(i + 1) % len(sides)]
+        arc = 0
+        k = (a + 1) % SIDES
+        while k != b:
+            arc |= 1 << k
+            k = (k + 1) % SIDES
+        found.append(arc)
+    return found
+
+
+def _cross_table() -> list[list[bool]]:
+    table = [[False] * 64 for _ in range(64)]
+    for a in range(1, 64):
+        its_arcs = arcs(a)
+        for b in range(1, 64):
+            table[a][b] = not any(b & ~arc == 0 for arc in its_arcs)
+    return table
+
+
+CROSSES = _cross_table()
+"""CROSSES[a][b]: a stroke with side mask b crosses one with mask a."""
+
+
+def format_roll(regular: list[int], special: list[int]) -> str:
+    return "roll " + ",".join(map(str, sorted(regular))) + "/" + ",".join(map(str, sorted(special)))
+
+
+def parse_roll(action: str, count: int) -> tuple[list[int], list[int]]:
+    """The dice of a chance action `roll R/S`; IllegalAction unless canonical and of
+    `count` dice."""
+    if not action.startswith("roll ") or action.count("/") != 1:
+        raise IllegalAction(action, f"a roll of {count} dice is due: roll <regular>/<special>, e.g. roll 1,3/6")
+    left, right = action[5:].split("/")
+    try:
+        regular = [int(v) for v in left.split(",")] if left else []
+        special = [int(v) for v in right.split(",")] if right else []
+    except ValueError:
+        raise IllegalAction(action, "dice values are whole numbers") from None
+    if len(regular) + len(special) != count:
+        raise IllegalAction(action, f"{count} dice are being rolled")
+    if not all(1 <= v <= 5 for v in regular) or not all(1 <= v <= 6 for v in special):
+        raise IllegalAction(action, "regular dice show 1-5 (a 6 goes to the special pool), special dice 1-6")
+    if format_roll(regular, special) != action:
+        raise IllegalAction(action, f"write the roll canonically: {format_roll(regular, special)!r}")
+    return regular, special
+
+
+@dataclass(frozen=True)
+class Stroke:
+    owner: int
+    region: int
+    mask: int
+    """Entry side and exits."""
+    entry: int
+
+
+@dataclass
+class Move:
+    """A parsed legal action."""
+
+    kind: str
+    value: int = 0
+    pool: str = REGULAR
+    tip: Tip = (0, 0)
+    exits: tuple[int, ...] = ()
+    cross: bool = False
+    dice: tuple[str, ...] = ()
+    second: Move | None = None
+
+
+@dataclass
+class SeatPowers:
+    reroll: bool = True
+    fast: bool = True
+    cross: bool = True
+
+    def copy(self) -> SeatPowers:
+        return SeatPowers(self.reroll, self.fast, self.cross)
+
+
+class RootsState(State):
+    """A position. `used[region]` is a 6-bit mask of used sides; `strokes[region]`
+    the strokes drawn there; `tips[seat]` the open tips; pools are sorted lists."""
+
+    def __init__(self, num_seats: int, options: Mapping[str, str], planet: PlanetMap) -> None:
+        super().__init__(num_seats, options)
+        self.planet = planet
+        n = planet.size
+        self.used = [0] * n
+        self.strokes: list[list[Stroke]] = [[] for _ in range(n)]
+        self.tips: list[set[Tip]] = [set(), set()]
+        self.planted = 0
+        self.round = 0
+        self.mover = 0
+        self.rolling = 0
+        """Dice waiting for a chance roll (0: no roll due)."""
+        self.regular: list[int] = []
+        self.special: list[int] = []
+        self.kept: list[int | None] = [None, None]
+        self.left = [False, False]
+        self.powers = [SeatPowers(), SeatPowers()]
+        self.acted = False
+        """The mover has taken its main action this turn."""
+        self.over = False
+        self._legal: dict[str, Move] | None = None
+
+    # ---- the interface ------------------------------------------------------------------
+
+    def current(self) -> int:
+        if self.over:
+            return TERMINAL
+        return CHANCE if self.rolling else self.mover
+
+    def legal_actions(self) -> list[str]:
+        if self.over or self.rolling:
+            return []
+        return sorted(self._moves())
+
+    def is_legal(self, action: str) -> bool:
+        return not self.over and not self.rolling and action in self._moves()
+
+    def apply(self, action: str) -> None:
+        if self.over:
+            raise IllegalAction(action, "the game is over")
+        if self.rolling:
+            regular, special = parse_roll(action, self.rolling)
+            self.rolling = 0
+            self.regular = sorted(self.regular + regular)
+            self.special = sorted(self.special + special)
+            self._legal = None
+            if self.acted and not self._power_left():
+                self._close_turn()
+            return
+        move = self._moves().get(action)
+        if move is None:
+            raise IllegalAction(action, self._why_illegal(action))
+        self._legal = None
+        self._play(move)
+
+    def clone(self) -> RootsState:
+        other = RootsState.__new__(RootsState)
+        other.__dict__.update(self.__dict__)
+        other.used = list(self.used)
+        other.strokes = [list(s) for s in self.strokes]
+        other.tips = [set(t) for t in self.tips]
+        other.regular = list(self.regular)
+        other.special = list(self.special)
+        other.kept = list(self.kept)
+        other.left = list(self.left)
+        other.powers = [p.copy() for p in self.powers]
+        return other
+
+    def result(self) -> Result:
+        scores = self.scores()
+        return Result(competition_ranks(scores), tuple(float(s) for s in scores))
+
+    def sample_chance(self, rng: random.Random) -> str:
+        regular, special = [], []
+        for _ in range(self.rolling):
+            value = rng.randint(1, 6)
+            if value == 6:
+                special.append(rng.randint(1, 6))
+            else:
+                regular.append(value)
+        return format_roll(regular, special)
+
+    def observation(self, seat: int) -> dict[str, Any]:
+        planet = self.planet
+        return {
+            "seat": seat,
+            "to_move": None if self.over or self.rolling else self.mover,
+            "phase": self.phase(),
+            "round": self.round,
+            "rounds": ROUNDS,
+            "starter": (self.round - 1) % 2 if self.round else 0,
+            "regular": list(self.regular),
+            "special": list(self.special),
+            "kept": list(self.kept),
+            "left": list(self.left),
+            "acted": self.acted,
+            "powers": [{name: getattr(p, name) for name in POWERS} for p in self.powers],
+            "tips": [sorted(self.tip_name(t) for t in tips) for tips in self.tips],
+            "strokes": [[s.owner, planet.names[s.region], [s.entry] + [k for k in self.exits_of(s)]]
+                        for region in range(planet.size) for s in self.strokes[region]],
+            "score": list(self.scores()),
+        }
+
+    # ---- queries ------------------------------------------------------------------------
+
+    def phase(self) -> str:
+        if self.over:
+            return "over"
+        if self.planted < 2:
+            return "plant"
+        return "roll" if self.rolling else ("after" if self.acted else "turn")
+
+    def tip_name(self, tip: Tip) -> str:
+        return f"{self.planet.names[tip[0]]}/{tip[1]}"
+
+    @staticmethod
+    def exits_of(stroke: Stroke) -> list[int]:
+        """A stroke's exits clockwise from its entry."""
+        return [(stroke.entry + o) % SIDES for o in range(1, SIDES) if stroke.mask >> ((stroke.entry + o) % SIDES) & 1]
+
+    def crossings(self, region: int, mask: int) -> int:
+        """How many strokes in `region` a new stroke with side mask `mask` would cross."""
+        return sum(1 for s in self.strokes[region] if CROSSES[s.mask][mask])
+
+    def stroke_crossings(self, tip: Tip, offsets: tuple[int, ...]) -> int:
+        """-1 when the side rules forbid the stroke; else how many strokes it crosses."""
+        region, entry = tip
+        neighbours = self.planet.neighbours[region]
+        used = self.used[region]
+        mask = 1 << entry
+        for offset in offsets:
+            side = (entry + offset) % SIDES
+            if used >> side & 1 or neighbours[side] < 0 or mask >> side & 1:
+                return -1
+            mask |= 1 << side
+        return self.crossings(region, mask)
+
+    def scores(self) -> tuple[int, int]:
+        """Regions controlled by each seat on the board as it stands."""
+        occupied = [0] * self.planet.size
+        for region, strokes in enumerate(self.strokes):
+            for s in strokes:
+                occupied[region] |= 1 << s.owner
+        reach = [self.reach(0), self.reach(1)]
+        score = [0, 0]
+        for region in range(self.planet.size):
+            owners = occupied[region]
+            if owners in (1, 2):
+                score[owners - 1] += 1
+            elif owners == 0:
+                can = [region in reach[0], region in reach[1]]
+                if can[0] != can[1]:
+                    score[0 if can[0] else 1] += 1
+        return score[0], score[1]
+
+    def reach(self, seat: int) -> set[int]:
+        """Regions a seat could still draw in with perfect rolls (rules/roots.md): a
+        search over (region, entry) from its tips through legal regular-die strokes,
+        its own hypothetical strokes ignored."""
+        neighbours = self.planet.neighbours
+        seen = set(self.tips[seat])
+        stack = list(seen)
+        regions: set[int] = set()
+        while stack:
+            region, entry = stack.pop()
+            used = self.used[region]
+            for offset in range(1, 6):
+                side = (entry + offset) % SIDES
+                across = neighbours[region][side]
+                if used >> side & 1 or across < 0 or self.crossings(region, 1 << entry | 1 << side):
+                    continue
+                regions.add(region)
+                state = (across, (side + 3) % SIDES)
+                if state not in seen:
+                    seen.add(state)
+                    stack.append(state)
+        return regions
+
+    # ---- legal actions ------------------------------------------------------------------
+
+    def _moves(self) -> dict[str, Move]:
+        if self._legal is None:
+            if self.planted < 2:
+                self._legal = self._plant_moves()
+            else:
+                self._legal = self._turn_moves()
+        return self._legal
+
+    def _plant_moves(self) -> dict[str, Move]:
+        count = len(self.planet.surface)
+        moves = {}
+        for k in range(count):
+            segments = [self.planet.surface[(k + i) % count] for i in range(PLANT_WIDTH)]
+            if all(not self.used[r] >> side & 1 for r, side in segments):
+                moves[f"plant {k}"] = Move("plant", value=k)
+        return moves
+
+    def _turn_moves(self) -> dict[str, Move]:
+        moves: dict[str, Move] = {}
+        powers = self.powers[self.mover]
+        if not self.acted:
+            self._main_moves(moves)
+        if powers.reroll:
+            self._reroll_moves(moves)
+        if self.acted:
+            if powers.fast:
+                self._fast_moves(moves)
+            if moves:
+                moves[END] = Move(END)
+        return moves
+
+    def _strokes_at_tips(self, offsets: tuple[int, ...]) -> list[tuple[Tip, int]]:
+        """(tip, strokes crossed) for every tip of the mover where the side rules allow
+        a stroke with these exit offsets."""
+        found = []
+        for tip in self.tips[self.mover]:
+            crossed = self.stroke_crossings(tip, offsets)
+            if crossed >= 0:
+                found.append((tip, crossed))
+        return found
+
+    def _add_stroke_moves(self, moves: dict[str, Move], prefix: str, kind: str, pool: str, value: int,
+                          offsets: tuple[int, ...]) -> bool:
+        """Add draw or merge actions at every tip; whether any (cross root included) exists."""
+        cross = self.powers[self.mover].cross
+        any_legal = False
+        for tip, crossed in self._strokes_at_tips(offsets):
+            move = Move(kind, value=value, pool=pool, tip=tip, exits=offsets)
+            name = f"{prefix} {self.tip_name(tip)}"
+            if crossed == 0:
+                moves[name] = move
+                any_legal = True
+            elif crossed == 1 and cross:
+                move.cross = True
+                moves[name + " x"] = move
+                any_legal = True
+        return any_legal
+
+    def _main_moves(self, moves: dict[str, Move]) -> None:
+        kept = self.kept[self.mover]
+        regular = sorted(set(self.regular))
+        can_take_regular = kept is None or len(self.regular) >= 2
+        for value in regular:
+            if can_take_regular:
+                self._add_stroke_moves(moves, f"draw r{value}", "draw", REGULAR, value, (value,))
+            if kept is None and len(self.regular) >= 2:
+                moves[f"keep r{value}"] = Move("keep", value=value)
+        for value in sorted(set(self.special)):
+            self._add_stroke_moves(moves, f"draw s{value}", "draw", SPECIAL, value, special_offsets(value))
+        merge_exists = False
+        if kept is not None:
+            for value in regular:
+                offsets = tuple(sorted({kept, value}))
+                if self._add_stroke_moves(moves, f"merge r{value}", "merge", REGULAR, value, offsets):
+                    merge_exists = True
+        if kept is None or not merge_exists:
+            moves[LEAVE] = Move(LEAVE)
+
+    def _reroll_moves(self, moves: dict[str, Move]) -> None:
+        dice = [f"r{v}" for v in self.regular] + [f"s{v}" for v in self.special]
+        seen = set()
+        for size in range(1, len(dice) + 1):
+            for chosen in combinations(dice, size):
+                key = tuple(sorted(chosen))
+                if key not in seen:
+                    seen.add(key)
+                    moves["reroll " + ",".join(key)] = Move("reroll", dice=key)
+
+    def _fast_moves(self, moves: dict[str, Move]) -> None:
+        halves: list[tuple[str, Move, int]] = []
+        for value in sorted(set(self.regular)):
+            for tip, crossed in self._strokes_at_tips((value,)):
+                if crossed == 0:
+                    exit_mask = self._exit_segments(tip, (value,))
+                    halves.append((f"r{value} {self.tip_name(tip)}", Move("draw", value=value, tip=tip,
+                                                                           exits=(value,)), exit_mask))
+        halves.sort(key=lambda h: h[0])
+        for (name_a, a, used_a), (name_b, b, used_b) in combinations(halves, 2):
+            if a.tip[0] == b.tip[0] or used_a & used_b:
+                continue
+            if a.value == b.value and self.regular.count(a.value) < 2:
+                continue
+            moves[f"fast {name_a} {name_b}"] = Move("fast", value=a.value, tip=a.tip, exits=a.exits, second=b)
+
+    def _exit_segments(self, tip: Tip, offsets: tuple[int, ...]) -> int:
+        """The segments a stroke's exits use, as one bit per (region, side) pair of the
+        lower-numbered region, so two strokes sharing a segment are seen to collide."""
+        region, entry = tip
+        bits = 0
+        for offset in offsets:
+            side = (entry + offset) % SIDES
+            across = self.planet.neighbours[region][side]
+            key = (region, side) if region < across else (across, (side + 3) % SIDES)
+            bits |= 1 << (key[0] * SIDES + key[1])
+        return bits
+
+    def _power_left(self) -> bool:
+        return bool(self._turn_moves()) if self.acted else True
+
+    # ---- playing ------------------------------------------------------------------------
+
+    def _play(self, move: Move) -> None:
+        seat = self.mover
+        kind = move.kind
+        if kind == "plant":
+            self._plant(move.value)
+            return
+        if kind == "reroll":
+            self.powers[seat].reroll = False
+            for die in move.dice:
+                (self.regular if die[0] == REGULAR else self.special).remove(int(die[1:]))
+            self.rolling = len(move.dice)
+            return
+        if kind == END:
+            self._close_turn()
+            return
+        if kind == LEAVE:
+            kept = self.kept[seat]
+            if kept is not None:
+                self.regular = sorted(self.regular + [kept])
+                self.kept[seat] = None
+            self.left[seat] = True
+            self._close_turn()
+            return
+        if kind == "fast":
+            self.powers[seat].fast = False
+            self._draw(seat, move.tip, move.exits)
+            assert move.second is not None
+            self._draw(seat, move.second.tip, move.second.exits)
+            self._close_turn()
+            return
+        if kind == "keep":
+            self.regular.remove(move.value)
+            self.kept[seat] = move.value
+        else:  # draw or merge
+            (self.regular if move.pool == REGULAR else self.special).remove(move.value)
+            if kind == "merge":
+                self.kept[seat] = None
+            if move.cross:
+                self.powers[seat].cross = False
+            self._draw(seat, move.tip, move.exits)
+        self.acted = True
+        if not self._power_left():
+            self._close_turn()
+
+    def _plant(self, k: int) -> None:
+        count = len(self.planet.surface)
+        for i in range(PLANT_WIDTH):
+            region, side = self.planet.surface[(k + i) % count]
+            self.used[region] |= 1 << side
+            self.tips[self.mover].add((region, side))
+        self.planted += 1
+        self.mover = 1 - self.mover
+        if self.planted == 2:
+            self._start_round()
+
+    def _draw(self, seat: int, tip: Tip, offsets: tuple[int, ...]) -> None:
+        region, entry = tip
+        mask = 1 << entry
+        self.tips[seat].discard(tip)
+        for offset in offsets:
+            side = (entry + offset) % SIDES
+            across = self.planet.neighbours[region][side]
+            mask |= 1 << side
+            back = (side + 3) % SIDES
+            self.used[region] |= 1 << side
+            self.used[across] |= 1 << back
+            self.tips[seat].add((across, back))
+        self.strokes[region].append(Stroke(seat, region, mask, entry))
+
+    def _start_round(self) -> None:
+        self.round += 1
+        self.mover = (self.round - 1) % 2
+        self.left = [False, False]
+        self.regular, self.special = [], []
+        self.rolling = DICE
+
+    def _close_turn(self) -> None:
+        self.acted = False
+        pools_empty = not self.regular and not self.special and self.kept == [None, None]
+        if pools_empty or all(self.left):
+            if self.round == ROUNDS:
+                self.over = True
+                self.regular, self.special = [], []
+            else:
+                self._start_round()
+            return
+        other = 1 - self.mover
+        if not self.left[other]:
+            self.mover = other
+
+    def _why_illegal(self, action: str) -> str:
+        if self.planted < 2:
+            return "the trees are being planted: plant <k> (k .. k+4 free surface segments)"
+        if action.endswith(" x"):
+            return "cross root needs the power-up unused and a stroke crossing exactly one other"
+        if self.acted:
+            return "the main action is taken: a power-up (reroll, fast) or end"
+        return "not legal now: see `arena legal` for the dice, tips and power-ups that apply"
+
+
+class Roots(Game):
+    """Roots: 2 seats, 12 rounds of dice; the most regions controlled wins."""
+
+    id = "roots"
+    name = "Roots"
+    min_seats = 2
+    max_seats = 2
+    has_chance = True
+    score_name = "regions"
+    options = (
+        Option("radius", "4", "radius of the hex planet (2 to 6; 4 = 61 regions, 3 = 37)"),
+        Option("map", "", "a map file (JSON, docs/games/roots.md) instead of the hex disc"),
+    )
+
+    def resolve_options(self, given: Mapping[str, str]) -> dict[str, str]:
+        options = super().resolve_options(given)
+        radius = options["radius"]
+        if not radius.isdigit() or not 2 <= int(radius) <= 6 or str(int(radius)) != radius:
+            raise GameError(f"option radius={radius!r} must be a whole number from 2 to 6")
+        if options["map"]:
+            load_map(options["map"])  # a bad file is reported before the game starts
+        return options
+
+    def _initial_state(self, seats: int, options: dict[str, str]) -> RootsState:
+        planet = load_map(options["map"]) if options["map"] else hex_disc(int(options["radius"]))
+        return RootsState(seats, options, planet)

@@ -1,0 +1,74 @@
+"""A greedy Roots bot: `python bots/roots_greedy.py`.
+
+It plays the action that leaves it the best region balance on the board as it would
+be scored now (regions controlled by occupation or sole reach, rules/roots.md), with
+its reach as the tie-break: a root that can still go far is worth more than one that
+is hemmed in. It never rerolls (it cannot see the new dice in advance), leaves a round
+only when no die helps, and plants where the surface offers the most room.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import sys
+from typing import Any, cast
+
+if __package__ in (None, ""):
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from arena.games import State
+from arena.games.roots import END, LEAVE, RootsState
+from bots.tracking import seed_from_environment, serve
+
+REACH = 0.3
+"""Worth of each region the bot can still reach, against one region controlled."""
+TIPS = 0.5
+"""Worth of each open tip: more roots, more choices for later dice."""
+LEAVE_COST = 1.5
+"""Leaving ends the bot's round; it must be clearly better than every die."""
+MAX_FAST = 80
+"""Fast-growth actions scored per turn (a random sample beyond this)."""
+
+
+def value(state: RootsState, seat: int) -> float:
+    """The position for `seat`: regions controlled minus the opponent's, plus reach."""
+    score = state.scores()
+    reach = REACH * (len(state.reach(seat)) - len(state.reach(1 - seat)))
+    return score[seat] - score[1 - seat] + reach + TIPS * len(state.tips[seat])
+
+
+def rate(state: RootsState, action: str, seat: int) -> float:
+    child = state.clone()
+    child.apply(action)
+    penalty = LEAVE_COST if action == LEAVE else 0.0
+    return value(child, seat) - penalty
+
+
+def choose_action(state: RootsState, rng: random.Random) -> str:
+    legal = state.legal_actions()
+    if len(legal) == 1:
+        return legal[0]
+    seat = state.current()
+    options = [a for a in legal if not a.startswith("reroll")]
+    fast = [a for a in options if a.startswith("fast")]
+    if len(fast) > MAX_FAST:
+        dropped = set(fast) - set(rng.sample(fast, MAX_FAST))
+        options = [a for a in options if a not in dropped]
+    if END in options and not fast:
+        return END
+    best = max(options, key=lambda a: (rate(state, a, seat), rng.random()))
+    return best
+
+
+def main() -> None:
+    rng = random.Random(seed_from_environment())
+
+    def choose(state: State, request: dict[str, Any]) -> str:
+        return choose_action(cast(RootsState, state), rng)
+
+    serve("roots", "roots-greedy", choose)
+
+
+if __name__ == "__main__":
+    main()
