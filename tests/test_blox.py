@@ -240,5 +240,6 @@ def test_random_games_end_and_verify() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(7200)
 def test_hundreds_of_random_games_end_and_verify() -> None:
     self_play(500, seed=2, sizes=("8", "16"))

@@ -352,6 +352,7 @@ def test_random_games_end_after_round_12_and_verify(radius: str) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)
 @pytest.mark.parametrize("radius", ["3", "4"])
 def test_2000_random_games_per_radius(radius: str) -> None:
     self_play(2000, seed=2, radius=radius)
