@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import time
 from typing import Any, cast
 
 if __package__ in (None, ""):
@@ -21,7 +22,7 @@ if __package__ in (None, ""):
 from arena.games import State
 from arena.games.blox import PASS, BloxState
 from bots.blox_plan import UNREACHABLE, node_action, plan_for
-from bots.tracking import seed_from_environment, serve
+from bots.tracking import seed_from_environment, serve, think_time
 
 FALLBACK_TRIES = 12
 """Placements tried at random when no planned brick can be placed."""
@@ -49,12 +50,19 @@ def candidates(state: BloxState, rng: random.Random) -> list[str]:
     return rng.sample(low, min(FALLBACK_TRIES, len(low)))
 
 
-def choose_action(state: BloxState, rng: random.Random) -> str:
+def choose_action(state: BloxState, rng: random.Random, seconds: float = 60.0) -> str:
+    """The candidate leaving the smallest need, among those scored within `seconds`
+    (at least one is always scored)."""
     legal = state.legal_actions()
     if legal == [PASS]:
         return PASS
+    deadline = time.monotonic() + seconds
     seat = state.current()
-    scored = [(need_after(state, a, seat), level(a), rng.random(), a) for a in candidates(state, rng)]
+    scored = []
+    for action in candidates(state, rng):
+        scored.append((need_after(state, action, seat), level(action), rng.random(), action))
+        if time.monotonic() > deadline:
+            break
     best = min(scored)
     if best[0] >= UNREACHABLE:
         return rng.choice(legal)
@@ -65,7 +73,7 @@ def main() -> None:
     rng = random.Random(seed_from_environment())
 
     def choose(state: State, request: dict[str, Any]) -> str:
-        return choose_action(cast(BloxState, state), rng)
+        return choose_action(cast(BloxState, state), rng, think_time(request, fraction=0.5, default_s=60.0))
 
     serve("blox", "blox-greedy", choose)
 
