@@ -25,7 +25,7 @@ from arena.games import State
 from arena.games.blox import PASS, BloxState
 from bots.blox_greedy import choose_action as greedy_action
 from bots.blox_greedy import level
-from bots.blox_plan import UNREACHABLE, Plan, node_action, plan_for
+from bots.blox_plan import CLASSES, UNREACHABLE, Plan, node_action, plan_for
 from bots.tracking import seed_from_environment, serve, think_time
 
 WIN = 1000.0
@@ -63,7 +63,8 @@ def candidates(state: BloxState, seat: int, rng: random.Random) -> list[str]:
             action = node_action(state, node)
             if action in allowed and action not in found:
                 found.append(action)
-    blockers = [a for a in legal if a not in found and blocks(state, a, plans[1:])]
+    needed = needed_studs(state, plans[1:])
+    blockers = [a for a in legal if a != PASS and a not in found and blocks(state, a, needed)]
     rng.shuffle(blockers)
     found.extend(blockers)
     if len(found) < 4:
@@ -71,19 +72,20 @@ def candidates(state: BloxState, seat: int, rng: random.Random) -> list[str]:
     return list(dict.fromkeys(found))[:CANDIDATES]
 
 
-def blocks(state: BloxState, action: str, plans: list[Plan]) -> bool:
-    """Whether `action`'s brick would sit on a position an opponent's plan needs."""
-    o = action[0]
-    x, y, z = (int(v) for v in action[1:].split(","))
-    mask = state.geo.footprint(o, state.geo.index(x, y))
+def needed_studs(state: BloxState, plans: list[Plan]) -> dict[int, int]:
+    """Per level: the studs of every position the opponents' plans still need."""
+    studs: dict[int, int] = {}
     for plan in plans:
         for node in plan.missing:
-            planned = node_action(state, node)
-            po = planned[0]
-            px, py, pz = (int(v) for v in planned[1:].split(","))
-            if pz == z and state.geo.footprint(po, state.geo.index(px, py)) & mask:
-                return True
-    return False
+            o, z = CLASSES[node[0]]
+            studs[z] = studs.get(z, 0) | state.geo.footprint(o, node[1])
+    return studs
+
+
+def blocks(state: BloxState, action: str, needed: dict[int, int]) -> bool:
+    """Whether `action`'s brick would sit on a position an opponent's plan needs."""
+    x, y, z = (int(v) for v in action[1:].split(","))
+    return bool(needed.get(z, 0) & state.geo.footprint(action[0], state.geo.index(x, y)))
 
 
 def after(state: BloxState, action: str) -> BloxState:
@@ -114,7 +116,7 @@ def choose_action(state: BloxState, rng: random.Random, seconds: float) -> tuple
         if child.winner is not None or child.current() == seat:
             deep.append(entry)
             continue
-        reply = greedy_action(child, rng)
+        reply = greedy_action(child, rng, max(deadline - time.monotonic(), 0.0))
         deep.append((-race_after_reply(after(child, reply), seat), entry[1], entry[2], entry[3]))
     best = min(deep) if len(deep) > 1 else scored[0]
     return best[3], {"score": -best[0], "candidates": len(scored)}
