@@ -426,7 +426,12 @@ class RootsState(State):
         return bits
 
     def _power_left(self) -> bool:
-        return bool(self._turn_moves()) if self.acted else True
+        """After the main action: whether a power-up (hence `end`) is still legal; the
+        list is kept as the legal actions, since nothing changes until the next apply."""
+        if not self.acted:
+            return True
+        self._legal = self._turn_moves()
+        return bool(self._legal)
 
     # ---- playing ------------------------------------------------------------------------
 
@@ -508,6 +513,7 @@ class RootsState(State):
 
     def _close_turn(self) -> None:
         self.acted = False
+        self._legal = None
         pools_empty = not self.regular and not self.special and self.kept == [None, None]
         if pools_empty or all(self.left):
             if self.round == ROUNDS:
@@ -540,15 +546,12 @@ class Roots(Game):
     has_chance = True
     score_name = "regions"
     options = (
-        Option("radius", "4", "radius of the hex planet (2 to 6; 4 = 61 regions, 3 = 37)"),
+        Option("radius", "4", "radius of the hex planet (4: 61 regions, 3: 37)", ("3", "4")),
         Option("map", "", "a map file (JSON, docs/games/roots.md) instead of the hex disc"),
     )
 
     def resolve_options(self, given: Mapping[str, str]) -> dict[str, str]:
         options = super().resolve_options(given)
-        radius = options["radius"]
-        if not radius.isdigit() or not 2 <= int(radius) <= 6 or str(int(radius)) != radius:
-            raise GameError(f"option radius={radius!r} must be a whole number from 2 to 6")
         if options["map"]:
             load_map(options["map"])  # a bad file is reported before the game starts
         return options

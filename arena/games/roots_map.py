@@ -69,44 +69,86 @@ def side_angle(q: int, r: int, side: int) -> tuple[float, float]:
     return round(angle, 9) % 360.0, math.hypot(x, y)
 
 
-def build_map(sides: dict[str, list[str | None]], surface: list[tuple[str, int]] | None = None) -> PlanetMap:
-    """A map from each region's six neighbours (None on the surface), checked: names
-    are q,r, neighbours exist and agree both ways. The surface order is given or
-    found by the midpoints' angles, clockwise from north."""
-    names = tuple(sides)
-    index = {name: i for i, name in enumerate(names)}
-    axial = tuple(parse_region(name) for name in names)
+MIN_SURFACE = 10
+"""Two trees of 5 consecutive segments each must fit on the surface."""
+
+
+def _check_rows(sides: dict[str, list[str | None]]) -> None:
+    """Every region has a list of exactly six entries, each a region name or None."""
+    for name, row in sides.items():
+        if not isinstance(row, list) or len(row) != SIDES:
+            count = f"{len(row)} entries" if isinstance(row, list) else f"a {type(row).__name__}"
+            raise GameError(f"map: region {name} has {count}; give a list of exactly 6 sides "
+                            f"(N, NE, SE, S, SW, NW), each a neighbour \"q,r\" or null")
+        for k, other in enumerate(row):
+            if other is not None and not isinstance(other, str):
+                raise GameError(f"map: side {k} of {name} is {other!r}; write a neighbour as \"q,r\" or null")
+            if other == name:
+                raise GameError(f"map: side {k} of {name} names the region itself; give another region or null")
+
+
+def _neighbour_ids(sides: dict[str, list[str | None]], index: dict[str, int]) -> list[tuple[int, ...]]:
+    """Each region's neighbour index per side (-1 on the surface): every name a region
+    of the map first, then every shared side named from both regions."""
+    for name, row in sides.items():
+        for k, other in enumerate(row):
+            if other is not None and other not in index:
+                raise GameError(f"map: side {k} of {name} names {other!r}, which is not a region of the map; "
+                                f"add it or write null")
     neighbours: list[tuple[int, ...]] = []
-    for name in names:
-        row = sides[name]
-        if len(row) != SIDES:
-            raise GameError(f"map: region {name} has {len(row)} sides; give exactly 6 (neighbour or null)")
+    for name, row in sides.items():
         ids = []
         for k, other in enumerate(row):
             if other is None:
                 ids.append(-1)
                 continue
-            if other not in index:
-                raise GameError(f"map: side {k} of {name} names {other!r}, which is not a region of the map")
             back = sides[other][(k + 3) % SIDES]
             if back != name:
                 raise GameError(f"map: side {k} of {name} is {other} but side {(k + 3) % SIDES} of {other} is "
                                 f"{back!r}; a shared side must name each region from the other")
             ids.append(index[other])
         neighbours.append(tuple(ids))
+    return neighbours
+
+
+def _surface_order(names: tuple[str, ...], index: dict[str, int], axial: tuple[tuple[int, int], ...],
+                   neighbours: list[tuple[int, ...]],
+                   surface: list[tuple[str, int]] | None) -> list[tuple[int, int]]:
+    """The surface segments in number order: as given, or clockwise by angle from north."""
     open_sides = [(i, k) for i in range(len(names)) for k in range(SIDES) if neighbours[i][k] < 0]
     if surface is None:
-        ordered = sorted(open_sides, key=lambda rk: side_angle(axial[rk[0]][0], axial[rk[0]][1], rk[1]))
-    else:
-        ordered = []
-        for name, k in surface:
-            if name not in index or not 0 <= k < SIDES:
-                raise GameError(f"map: surface segment {name}/{k} is not a side of a region")
-            ordered.append((index[name], k))
-        if sorted(ordered) != sorted(open_sides) or len(set(ordered)) != len(ordered):
-            raise GameError("map: the surface list must name every side without a neighbour exactly once")
-    if not ordered:
-        raise GameError("map: the planet has no surface segment to plant in")
+        return sorted(open_sides, key=lambda rk: side_angle(axial[rk[0]][0], axial[rk[0]][1], rk[1]))
+    ordered = []
+    for name, k in surface:
+        if name not in index or not 0 <= k < SIDES:
+            raise GameError(f"map: surface segment {name}/{k} is not a side of a region (sides are 0-5)")
+        if neighbours[index[name]][k] >= 0:
+            raise GameError(f"map: surface segment {name}/{k} has a neighbour; list only sides that are null")
+        ordered.append((index[name], k))
+    if len(set(ordered)) != len(ordered) or set(ordered) != set(open_sides):
+        missing = sorted(set(open_sides) - set(ordered))
+        hint = f" (missing {names[missing[0][0]]}/{missing[0][1]})" if missing else " (one is listed twice)"
+        raise GameError("map: the surface list must name every side without a neighbour exactly once" + hint)
+    return ordered
+
+
+def build_map(sides: dict[str, list[str | None]], surface: list[tuple[str, int]] | None = None) -> PlanetMap:
+    """A map from each region's six neighbours (None on the surface), checked: names
+    are q,r, neighbours exist and agree both ways, at least 10 surface segments. The
+    surface order is given or found by the midpoints' angles, clockwise from north."""
+    if not sides:
+        raise GameError("map: it has no region; give at least one \"q,r\": [6 sides]")
+    names = tuple(sides)
+    index = {name: i for i, name in enumerate(names)}
+    axial = tuple(parse_region(name) for name in names)
+    if len(set(axial)) != len(axial):
+        raise GameError("map: two region names give the same coordinates q,r; name each region once")
+    _check_rows(sides)
+    neighbours = _neighbour_ids(sides, index)
+    ordered = _surface_order(names, index, axial, neighbours, surface)
+    if len(ordered) < MIN_SURFACE:
+        raise GameError(f"map: the planet has {len(ordered)} surface segments; both trees need 5 each, "
+                        f"so give at least {MIN_SURFACE} sides without a neighbour")
     return PlanetMap(names, axial, tuple(neighbours), tuple(ordered),
                      {rk: n for n, rk in enumerate(ordered)}, index)
 
@@ -127,27 +169,40 @@ def hex_disc(radius: int) -> PlanetMap:
     return build_map(sides)
 
 
+MAP_KEYS = ("sides", "surface")
+
+
 @lru_cache(maxsize=8)
 def load_map(path: str) -> PlanetMap:
     """A map file: {"sides": {"q,r": [6 neighbours or null]}, "surface": [["q,r", side], ...]}
-    ("surface" optional). GameError naming the problem otherwise."""
+    ("surface" optional). GameError naming the file, the problem and the fix otherwise."""
     try:
         data = json.loads(Path(path).read_text())
     except OSError as exc:
         raise GameError(f"map file {path}: cannot read it ({exc.strerror})") from None
     except json.JSONDecodeError as exc:
         raise GameError(f"map file {path}: not JSON ({exc.msg}, line {exc.lineno})") from None
-    if not isinstance(data, dict) or not isinstance(data.get("sides"), dict) or not data["sides"]:
-        raise GameError(f"map file {path}: needs an object with \"sides\": {{\"q,r\": [6 neighbours or null]}}")
+    try:
+        return _map_from_json(data)
+    except GameError as exc:
+        raise GameError(f"map file {path}: {str(exc).removeprefix('map: ')}") from None
+
+
+def _map_from_json(data: object) -> PlanetMap:
+    if not isinstance(data, dict) or not isinstance(data.get("sides"), dict):
+        raise GameError("needs an object with \"sides\": {\"q,r\": [6 neighbours or null], ...}")
+    unknown = sorted(set(data) - set(MAP_KEYS))
+    if unknown:
+        raise GameError(f"unknown key {unknown[0]!r}; a map has only \"sides\" and optionally \"surface\"")
     surface = data.get("surface")
     pairs = None
     if surface is not None:
         if not isinstance(surface, list) or not all(
-                isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and isinstance(s[1], int)
+                isinstance(s, list) and len(s) == 2 and isinstance(s[0], str) and type(s[1]) is int
                 for s in surface):
-            raise GameError(f"map file {path}: \"surface\" must be a list of [\"q,r\", side] pairs")
+            raise GameError("\"surface\" must be a list of [\"q,r\", side] pairs, side 0-5")
         pairs = [(str(s[0]), int(s[1])) for s in surface]
-    return build_map({str(k): list(v) for k, v in data["sides"].items()}, pairs)
+    return build_map(dict(data["sides"]), pairs)
 
 
 def map_to_json(planet: PlanetMap) -> str:

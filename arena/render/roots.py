@@ -1,12 +1,14 @@
-"""Roots for people: the hex planet as a map of regions, then every region's strokes
-written side to side, the open tips, the pools, the kept dice, the power-ups left, the
-round and the score.
+"""Roots for people: the hex planet drawn as a honeycomb with both trees' roots, then
+every stroke written side to side, the round, the pools, the kept dice, the power-ups
+left and the score.
 
-Each region is a cell of the map in its hex position (columns q, rows 2r + q, so
-neighbours touch): `A`/`B` when only seat 0/1 has drawn in it, `X` when both have,
-`.` when it is empty, followed by how many strokes it holds, and `a`/`b`/`+` when a
-tip of seat 0/1/both waits on one of its sides. A stroke is written entry side first:
-`A 0>3` is a chord of seat 0 from side 0 (N) to side 3 (S), `B 1>3,5 Y` a fork.
+Each region is a hexagon (flat top) 11 characters wide; its roots are spokes from its
+centre to the sides they use, so a chord is a line through the centre and a fork a Y
+(strokes are listed below the map for the exact pairs, crossings included). The centre
+shows who has drawn there (`A` seat 0, `B` seat 1, `X` both, `.` nobody); the top row
+holds the region's coordinates `q` and `r` either side of the north spoke. On the
+outline a side's midpoint shows `a`/`b` for an open tip of seat 0/1 waiting there,
+`+` for a side a root has passed, `=` for a used surface segment a tree grew from.
 """
 
 from __future__ import annotations
@@ -17,81 +19,167 @@ from rich.text import Text
 from arena.games.roots import ROUNDS, RootsState
 
 SEAT_MARK = ("A", "B")
+TIP_MARK = ("a", "b")
 SEAT_STYLE = ("bold green", "bold magenta")
-SIDE_NAMES = ("N", "NE", "SE", "S", "SW", "NW")
+BOTH_STYLE = "bold yellow"
+OUTLINE_STYLE = "grey50"
+LABEL_STYLE = "grey42"
+
+Cell = tuple[str, str]
+"""A character and its rich style."""
+Canvas = dict[tuple[int, int], Cell]
+
+COLUMN, ROW = 8, 4
+"""Characters between columns q, rows between regions r (a column is half a row down)."""
+
+OUTLINE: tuple[tuple[int, int, str], ...] = (
+    *((x, -2, "-") for x in range(-3, 4)), (4, -1, "\\"), (5, 0, "-"), (4, 1, "/"),
+    *((x, 2, "-") for x in range(-3, 4)), (-4, 1, "\\"), (-5, 0, "-"), (-4, -1, "/"),
+)
+"""A hexagon's outline around its centre (0, 0), shared with its neighbours."""
+
+MIDPOINT = ((0, -2), (4, -1), (4, 1), (0, 2), (-4, 1), (-4, -1))
+"""Where each side's midpoint sits on the outline, sides 0 (N) to 5 (NW)."""
+
+SPOKES: tuple[tuple[tuple[int, int, str], ...], ...] = (
+    ((0, -1, "|"),),
+    ((1, 0, "-"), (2, 0, "'"), (3, -1, ".")),
+    ((1, 0, "-"), (2, 0, "."), (3, 1, "'")),
+    ((0, 1, "|"),),
+    ((-1, 0, "-"), (-2, 0, "."), (-3, 1, "`")),
+    ((-1, 0, "-"), (-2, 0, "`"), (-3, -1, ".")),
+)
+"""The characters from the centre towards each side's midpoint."""
+
+FORK_CHAR = {(2, 0): "<", (-2, 0): ">"}
+"""Where two spokes share a cell but part ways (NE and SE, SW and NW)."""
 
 
-def _cell(state: RootsState, region: int) -> list[tuple[str, str]]:
-    owners = {s.owner for s in state.strokes[region]}
-    count = len(state.strokes[region])
-    if owners == {0, 1}:
-        mark, style = "X", "bold yellow"
-    elif owners:
-        seat = owners.pop()
-        mark, style = SEAT_MARK[seat], SEAT_STYLE[seat]
-    else:
-        mark, style = ".", "dim"
-    tips = {seat for seat in (0, 1) for tip in state.tips[seat] if tip[0] == region}
-    tip_mark = {frozenset(): " ", frozenset({0}): "a", frozenset({1}): "b"}.get(frozenset(tips), "+")
-    tip_style = SEAT_STYLE[min(tips)] if len(tips) == 1 else "bold yellow"
-    return [(mark, style), (str(count) if count else " ", style), (tip_mark, tip_style), (" ", "")]
+def _owner_style(owners: set[int]) -> str:
+    return BOTH_STYLE if len(owners) > 1 else SEAT_STYLE[min(owners)]
 
 
-def _map_rows(state: RootsState) -> list[list[tuple[str, str]]]:
-    planet = state.planet
-    columns = sorted({q for q, _ in planet.axial})
-    rows = sorted({2 * r + q for q, r in planet.axial})
-    at = {(q, 2 * r + q): i for i, (q, r) in enumerate(planet.axial)}
-    lines = []
-    for row in rows:
-        line: list[tuple[str, str]] = []
-        for q in columns:
-            region = at.get((q, row))
-            line.extend(_cell(state, region) if region is not None else [("    ", "")])
-        lines.append(line)
-    return lines
+def _origin(state: RootsState) -> tuple[int, int]:
+    xs = [COLUMN * q for q, _ in state.planet.axial]
+    ys = [ROW * r + ROW // 2 * q for q, r in state.planet.axial]
+    return 5 - min(xs), 2 - min(ys)
 
 
-def _stroke_lines(state: RootsState) -> list[tuple[str, str]]:
+def _centre(state: RootsState, region: int, origin: tuple[int, int]) -> tuple[int, int]:
+    q, r = state.planet.axial[region]
+    return origin[0] + COLUMN * q, origin[1] + ROW * r + ROW // 2 * q
+
+
+def _draw_outlines(state: RootsState, canvas: Canvas, origin: tuple[int, int]) -> None:
+    for region in range(state.planet.size):
+        cx, cy = _centre(state, region, origin)
+        for dx, dy, char in OUTLINE:
+            canvas.setdefault((cx + dx, cy + dy), (char, OUTLINE_STYLE))
+        q, r = state.planet.axial[region]
+        for i, char in enumerate(f"{q:>2}"):
+            canvas[(cx - 2 + i, cy - 1)] = (char, LABEL_STYLE)
+        for i, char in enumerate(f"{r:<2}"):
+            canvas[(cx + 1 + i, cy - 1)] = (char, LABEL_STYLE)
+        canvas[(cx, cy - 1)] = (",", LABEL_STYLE)
+        canvas[(cx, cy)] = (".", "dim")
+
+
+def _draw_strokes(state: RootsState, canvas: Canvas, origin: tuple[int, int]) -> None:
+    for region, strokes in enumerate(state.strokes):
+        if not strokes:
+            continue
+        cx, cy = _centre(state, region, origin)
+        owners_at: dict[tuple[int, int], set[int]] = {}
+        chars: dict[tuple[int, int], str] = {}
+        for stroke in strokes:
+            for side in range(6):
+                if not stroke.mask >> side & 1:
+                    continue
+                for dx, dy, char in SPOKES[side]:
+                    cell = (cx + dx, cy + dy)
+                    owners_at.setdefault(cell, set()).add(stroke.owner)
+                    chars[cell] = FORK_CHAR.get((dx, dy), char) if cell in chars and chars[cell] != char else char
+        for cell, owners in owners_at.items():
+            canvas[cell] = (chars[cell], _owner_style(owners))
+        owners = {s.owner for s in strokes}
+        canvas[(cx, cy)] = ("X" if len(owners) > 1 else SEAT_MARK[min(owners)], _owner_style(owners))
+
+
+def _draw_sides(state: RootsState, canvas: Canvas, origin: tuple[int, int]) -> None:
+    """Mark used sides at their midpoints: passed (`+`), grown-from surface (`=`)."""
+    for region, strokes in enumerate(state.strokes):
+        cx, cy = _centre(state, region, origin)
+        for stroke in strokes:
+            for side in range(6):
+                if stroke.mask >> side & 1:
+                    dx, dy = MIDPOINT[side]
+                    surface = state.planet.neighbours[region][side] < 0
+                    canvas[(cx + dx, cy + dy)] = ("=" if surface else "+", SEAT_STYLE[stroke.owner])
+    for seat in (0, 1):
+        for region, side in state.tips[seat]:
+            cx, cy = _centre(state, region, origin)
+            dx, dy = MIDPOINT[side]
+            canvas[(cx + dx, cy + dy)] = (TIP_MARK[seat], SEAT_STYLE[seat])
+
+
+def planet_lines(state: RootsState) -> list[list[Cell]]:
+    """The honeycomb as rows of styled characters."""
+    canvas: Canvas = {}
+    origin = _origin(state)
+    _draw_outlines(state, canvas, origin)
+    _draw_strokes(state, canvas, origin)
+    _draw_sides(state, canvas, origin)
+    width = max(x for x, _ in canvas) + 1
+    height = max(y for _, y in canvas) + 1
+    return [[canvas.get((x, y), (" ", "")) for x in range(width)] for y in range(height)]
+
+
+def _stroke_lines(state: RootsState) -> list[list[Cell]]:
     lines = []
     for region, strokes in enumerate(state.strokes):
         if not strokes:
             continue
-        parts = []
-        for s in strokes:
+        line: list[Cell] = [(f"  {state.planet.names[region]:>6}: ", "")]
+        for i, s in enumerate(strokes):
             exits = state.exits_of(s)
             fork = " Y" if len(exits) > 1 else ""
-            parts.append(f"{SEAT_MARK[s.owner]} {s.entry}>{','.join(map(str, exits))}{fork}")
-        lines.append((f"  {state.planet.names[region]:>6}: " + "; ".join(parts), ""))
+            line.append(("; " if i else "", ""))
+            line.append((f"{SEAT_MARK[s.owner]} {s.entry}>{','.join(map(str, exits))}{fork}",
+                         SEAT_STYLE[s.owner]))
+        lines.append(line)
     return lines
 
 
-def _status(state: RootsState) -> list[tuple[str, str]]:
+def _status(state: RootsState) -> list[list[Cell]]:
     score = state.scores()
-    lines = [(f"round {state.round} of {ROUNDS}; {state.phase()}"
-              + ("" if state.over or state.rolling else f"; seat {state.mover} ({SEAT_MARK[state.mover]}) to move"),
-              "bold")]
-    lines.append((f"pools: regular {state.regular or '-'}  special {state.special or '-'}", ""))
+    mover = "" if state.over or state.rolling else f"; seat {state.mover} ({SEAT_MARK[state.mover]}) to move"
+    lines: list[list[Cell]] = [[(f"round {state.round} of {ROUNDS}; {state.phase()}{mover}", "bold")]]
+    regular = " ".join(f"r{v}" for v in state.regular) or "-"
+    special = " ".join(f"s{v}" for v in state.special) or "-"
+    lines.append([(f"pools: regular {regular}   special {special}", "bold cyan")])
     for seat in (0, 1):
         powers = [name for name in ("reroll", "fast", "cross") if getattr(state.powers[seat], name)]
         tips = ", ".join(sorted(state.tip_name(t) for t in state.tips[seat])) or "none"
         kept = state.kept[seat]
-        lines.append((f"seat {seat} ({SEAT_MARK[seat]}): {score[seat]} regions; kept {kept if kept else '-'}; "
-                      f"{'left the round; ' if state.left[seat] else ''}power-ups {', '.join(powers) or 'none'}; "
-                      f"tips {tips}", SEAT_STYLE[seat]))
+        lines.append([(f"seat {seat} ({SEAT_MARK[seat]}): {score[seat]} regions; "
+                       f"kept {'r' + str(kept) if kept else '-'}; "
+                       f"{'left the round; ' if state.left[seat] else ''}"
+                       f"power-ups {', '.join(powers) or 'none'}", SEAT_STYLE[seat])])
+        lines.append([(f"  tips {tips}", SEAT_STYLE[seat])])
     return lines
 
 
-def _all_lines(state: RootsState) -> list[list[tuple[str, str]]]:
-    title = [("planet: A/B seat alone, X both, . empty; stroke count; a/b/+ tips waiting", "bold")]
-    strokes = [[line] for line in _stroke_lines(state)]
-    header = [[("strokes (entry>exits, sides 0 N 1 NE 2 SE 3 S 4 SW 5 NW):", "bold")]] if strokes else []
-    return [title, *_map_rows(state), *header, *strokes, *[[line] for line in _status(state)]]
+def _all_lines(state: RootsState) -> list[list[Cell]]:
+    legend = [("centre A/B/X: who drew there; sides a/b: open tips, +: passed, =: grown from "
+               "the surface", "bold")]
+    strokes = _stroke_lines(state)
+    header = [[("strokes (entry>exits; sides 0 N 1 NE 2 SE 3 S 4 SW 5 NW):", "bold")]] if strokes else []
+    return [legend, *planet_lines(state), *header, *strokes, *_status(state)]
 
 
 def text_roots(state: RootsState) -> str:
     """Plain text of the planet and the state of play."""
-    return "\n".join("".join(t for t, _ in line).rstrip() for line in _all_lines(state))
+    return "\n".join("".join(char for char, _ in line).rstrip() for line in _all_lines(state))
 
 
 def render_roots(state: RootsState) -> RenderableType:
@@ -105,4 +193,4 @@ def render_roots(state: RootsState) -> RenderableType:
     return Group(*texts)
 
 
-__all__ = ["render_roots", "text_roots"]
+__all__ = ["planet_lines", "render_roots", "text_roots"]
