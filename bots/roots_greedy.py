@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import random
 import sys
+import time
 from typing import Any, cast
 
 if __package__ in (None, ""):
@@ -19,7 +20,7 @@ if __package__ in (None, ""):
 
 from arena.games import State
 from arena.games.roots import END, LEAVE, RootsState
-from bots.tracking import seed_from_environment, serve
+from bots.tracking import seed_from_environment, serve, think_time
 
 REACH = 0.3
 """Worth of each region the bot can still reach, against one region controlled."""
@@ -33,9 +34,10 @@ MAX_FAST = 80
 
 def value(state: RootsState, seat: int) -> float:
     """The position for `seat`: regions controlled minus the opponent's, plus reach."""
-    score = state.scores()
-    reach = REACH * (len(state.reach(seat)) - len(state.reach(1 - seat)))
-    return score[seat] - score[1 - seat] + reach + TIPS * len(state.tips[seat])
+    reach = (state.reach(0), state.reach(1))
+    score = state.scores(reach)
+    room = REACH * (len(reach[seat]) - len(reach[1 - seat]))
+    return score[seat] - score[1 - seat] + room + TIPS * len(state.tips[seat])
 
 
 def rate(state: RootsState, action: str, seat: int) -> float:
@@ -45,7 +47,9 @@ def rate(state: RootsState, action: str, seat: int) -> float:
     return value(child, seat) - penalty
 
 
-def choose_action(state: RootsState, rng: random.Random) -> str:
+def choose_action(state: RootsState, rng: random.Random, seconds: float = 60.0) -> str:
+    """The best-rated action among those rated within `seconds` (in random order, at
+    least one rated)."""
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
@@ -57,15 +61,21 @@ def choose_action(state: RootsState, rng: random.Random) -> str:
         options = [a for a in options if a not in dropped]
     if END in options and not fast:
         return END
-    best = max(options, key=lambda a: (rate(state, a, seat), rng.random()))
-    return best
+    rng.shuffle(options)
+    deadline = time.monotonic() + seconds
+    rated = []
+    for action in options:
+        rated.append((rate(state, action, seat), rng.random(), action))
+        if time.monotonic() > deadline:
+            break
+    return max(rated)[2]
 
 
 def main() -> None:
     rng = random.Random(seed_from_environment())
 
     def choose(state: State, request: dict[str, Any]) -> str:
-        return choose_action(cast(RootsState, state), rng)
+        return choose_action(cast(RootsState, state), rng, think_time(request, fraction=0.5, default_s=60.0))
 
     serve("roots", "roots-greedy", choose)
 

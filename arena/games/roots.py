@@ -266,13 +266,15 @@ class RootsState(State):
             mask |= 1 << side
         return self.crossings(region, mask)
 
-    def scores(self) -> tuple[int, int]:
-        """Regions controlled by each seat on the board as it stands."""
+    def scores(self, reach: tuple[set[int], set[int]] | None = None) -> tuple[int, int]:
+        """Regions controlled by each seat on the board as it stands; `reach` passes
+        both seats' reach when the caller has it already (it is the costly part)."""
         occupied = [0] * self.planet.size
         for region, strokes in enumerate(self.strokes):
             for s in strokes:
                 occupied[region] |= 1 << s.owner
-        reach = [self.reach(0), self.reach(1)]
+        if reach is None:
+            reach = (self.reach(0), self.reach(1))
         score = [0, 0]
         for region in range(self.planet.size):
             owners = occupied[region]
