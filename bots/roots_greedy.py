@@ -28,16 +28,52 @@ TIPS = 0.5
 """Worth of each open tip: more roots, more choices for later dice."""
 LEAVE_COST = 1.5
 """Leaving ends the bot's round; it must be clearly better than every die."""
+NEARER = 0.5
+"""Worth of a free region both can reach but the bot reaches in fewer strokes."""
 MAX_FAST = 80
 """Fast-growth actions scored per turn (a random sample beyond this)."""
 
 
+def distances(state: RootsState, seat: int) -> dict[int, int]:
+    """Strokes the seat needs before it can draw in each region it reaches: the reach
+    search of the rules done breadth first."""
+    neighbours = state.planet.neighbours
+    frontier = list(state.tips[seat])
+    seen = set(frontier)
+    found: dict[int, int] = {}
+    steps = 0
+    while frontier:
+        following = []
+        for region, entry in frontier:
+            used = state.used[region]
+            for offset in range(1, 6):
+                side = (entry + offset) % 6
+                across = neighbours[region][side]
+                if used >> side & 1 or across < 0 or state.crossings(region, 1 << entry | 1 << side):
+                    continue
+                found.setdefault(region, steps)
+                nxt = (across, (side + 3) % 6)
+                if nxt not in seen:
+                    seen.add(nxt)
+                    following.append(nxt)
+        frontier = following
+        steps += 1
+    return found
+
+
 def value(state: RootsState, seat: int) -> float:
-    """The position for `seat`: regions controlled minus the opponent's, plus reach."""
-    reach = (state.reach(0), state.reach(1))
+    """The position for `seat`: regions controlled minus the opponent's, plus reach
+    and the free regions it is nearer to than the opponent is."""
+    near = (distances(state, 0), distances(state, 1))
+    reach = (set(near[0]), set(near[1]))
     score = state.scores(reach)
     room = REACH * (len(reach[seat]) - len(reach[1 - seat]))
-    return score[seat] - score[1 - seat] + room + TIPS * len(state.tips[seat])
+    mine, theirs = near[seat], near[1 - seat]
+    lead = 0
+    for region in mine.keys() & theirs.keys():
+        if not state.strokes[region]:
+            lead += (mine[region] < theirs[region]) - (theirs[region] < mine[region])
+    return score[seat] - score[1 - seat] + room + NEARER * lead + TIPS * len(state.tips[seat])
 
 
 def rate(state: RootsState, action: str, seat: int) -> float:
@@ -47,28 +83,41 @@ def rate(state: RootsState, action: str, seat: int) -> float:
     return value(child, seat) - penalty
 
 
-def choose_action(state: RootsState, rng: random.Random, seconds: float = 60.0) -> str:
-    """The best-rated action among those rated within `seconds` (in random order, at
-    least one rated)."""
+def candidates(state: RootsState, rng: random.Random) -> list[str]:
+    """The actions worth rating, in random order: no reroll (the new dice cannot be
+    seen in advance), a sample of fast growths, and only `end` when no fast growth is
+    left among the power-ups."""
     legal = state.legal_actions()
-    if len(legal) == 1:
-        return legal[0]
-    seat = state.current()
-    options = [a for a in legal if not a.startswith("reroll")]
+    options = [a for a in legal if not a.startswith("reroll")] or legal
     fast = [a for a in options if a.startswith("fast")]
     if len(fast) > MAX_FAST:
         dropped = set(fast) - set(rng.sample(fast, MAX_FAST))
         options = [a for a in options if a not in dropped]
     if END in options and not fast:
-        return END
+        return [END]
     rng.shuffle(options)
-    deadline = time.monotonic() + seconds
+    return options
+
+
+def ratings(state: RootsState, options: list[str], rng: random.Random,
+            deadline: float) -> list[tuple[float, float, str]]:
+    """(rating, tie-break, action) for the mover, as many as the deadline allows (one
+    at least), best first."""
+    seat = state.current()
     rated = []
     for action in options:
         rated.append((rate(state, action, seat), rng.random(), action))
         if time.monotonic() > deadline:
             break
-    return max(rated)[2]
+    return sorted(rated, reverse=True)
+
+
+def choose_action(state: RootsState, rng: random.Random, seconds: float = 60.0) -> str:
+    """The best-rated action among those rated within `seconds` (at least one)."""
+    options = candidates(state, rng)
+    if len(options) == 1:
+        return options[0]
+    return ratings(state, options, rng, time.monotonic() + seconds)[0][2]
 
 
 def main() -> None:
