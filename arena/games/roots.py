@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from arena.games.base import CHANCE, TERMINAL, Game, GameError, IllegalAction, Option, Result, State, competition_ranks
+from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Option, Result, State, competition_ranks
 from arena.games.roots_map import SIDES, PlanetMap, hex_disc, load_map
 
 ROUNDS = 12
