@@ -42,6 +42,7 @@ from arena.replay import ReplayError, replay, state_at, verify
 from arena.summary import match_table, outcome_line
 
 app = typer.Typer(
+    rich_markup_mode="markdown",
     help="A referee for bots playing tree-growing strategy games (JSON lines over stdin/stdout).",
     no_args_is_help=True,
     add_completion=False,
@@ -145,7 +146,7 @@ def play_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt (see `arena games`).")],
     bots: Annotated[list[str], typer.Argument(
         metavar="BOT...",
-        help="One bot per seat: a shipped bot's short name (random, greedy, random-js, zoo/NAME) "
+        help="One bot per seat: a shipped bot's short name (random, random-js, greedy, search, zoo/NAME) "
         "or a command line in quotes, e.g. \"python3 mybot.py\".")],
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1,
     seed: SeedArg = 0,

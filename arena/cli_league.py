@@ -18,6 +18,7 @@ from arena.league.standings import compute_standings, rich_tables, to_csv, to_js
 from arena.league.store import LeagueStoreError
 
 league_app = typer.Typer(
+    rich_markup_mode="markdown",
     help="Round-robin and gauntlet leagues from a TOML file (see docs/leagues.md): run, resume, leaderboard.",
     no_args_is_help=True,
 )
