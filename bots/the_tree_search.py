@@ -43,7 +43,7 @@ from bots.tracking import seed_from_environment, think_time
 from protocol.bot import Choice, run
 
 EXPLORATION = 0.5
-SHARED = float(os.environ.get("SHARED", "0.3"))
+SHARED = 0.3
 """Worth of sharing a rank with a seat (a blocked end), between losing (0) and beating it (1)."""
 SAMPLE_TRIES = 20
 
