@@ -61,17 +61,19 @@ def root(
 def games_command() -> None:
     """List the games with their seat counts and variant options."""
     table = Table(title="Games")
-    for column in ("id", "name", "seats", "chance", "hidden info", "options (default first)"):
+    for column in ("id", "name", "seats", "chance", "hidden info"):
         table.add_column(column)
+    options = Table(title="Variant options (--option NAME=VALUE)")
+    for column in ("game", "option", "default", "values", "meaning"):
+        options.add_column(column)
     for game in GAMES.values():
         seats = str(game.min_seats) if game.min_seats == game.max_seats else f"{game.min_seats}-{game.max_seats}"
-        options = "; ".join(
-            f"{o.name}={'|'.join((o.default, *[c for c in o.choices if c != o.default]))}  {o.help}"
-            for o in game.options
-        )
         table.add_row(game.id, game.name, seats, "yes" if game.has_chance else "no",
-                      "yes" if game.has_hidden_information else "no", options or "-")
+                      "yes" if game.has_hidden_information else "no")
+        for o in game.options:
+            options.add_row(game.id, o.name, o.default or '""', ", ".join(o.choices) or "-", o.help)
     console.print(table)
+    console.print(options)
 
 
 DealArg = Annotated[str | None, typer.Option(
@@ -170,7 +172,7 @@ def play_command(
     game = load_game(game_id)
     options = parse_options(game, option)
     tc, timing = time_settings(time_per_move, clock, startup_time, grace)
-    specs = bot_specs(game, bots, seed)
+    specs = bot_specs(game, bots, seed, options)
     logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
     limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None, processes=max_processes)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs,

@@ -4,7 +4,7 @@ and running Trio work so that signals stop the bots cleanly."""
 from __future__ import annotations
 
 import signal
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -107,7 +107,7 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
     return results[0]
 
 
-def bot_specs(game: Game, bots: list[str], seed: int) -> list[BotSpec]:
+def bot_specs(game: Game, bots: list[str], seed: int, options: Mapping[str, str] | None = None) -> list[BotSpec]:
     """Resolve the bots; each gets its own ARENA_BOT_SEED so seeded bots reproduce a
     match without all playing the same choices."""
     specs = []
@@ -121,7 +121,7 @@ def bot_specs(game: Game, bots: list[str], seed: int) -> list[BotSpec]:
     if len(specs) == 1 and game.min_seats > 1:
         raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
     try:
-        game.check_seats(len(specs))
+        game.check_seats(len(specs), game.resolve_options(options or {}))
     except GameError as exc:
         raise fail(f"{exc}: name one bot per seat") from None
     return specs

@@ -88,7 +88,7 @@ def match_command(
         raise fail(f"{game.id} is not played by 2 seats; a match pits two bots against each other")
     options = parse_options(game, option)
     tc, timing = time_settings(time_per_move, clock, startup_time, grace)
-    specs = bot_specs(game, bots, seed)
+    specs = bot_specs(game, bots, seed, options)
     games += games % 2
     config = MatchConfig(game, options, tc, seed, games, event="arena match",
                          log_dir=Path(tempfile.mkdtemp(prefix="arena-logs-")), timing=timing)

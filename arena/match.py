@@ -123,8 +123,8 @@ async def play_match(
 ) -> MatchResult:
     """Play the match's games between the bots of `specs` (one per seat)."""
     specs = unique_names(specs)
-    config.game.check_seats(len(specs))
     options = config.game.resolve_options(config.options)
+    config.game.check_seats(len(specs), options)
     if config.log_dir is not None:
         config.log_dir.mkdir(parents=True, exist_ok=True)
     players = [

@@ -8,7 +8,8 @@ and nothing above would forbid it), and is closed otherwise. Distances from each
 edge are found by a 0-1 breadth-first search run on bitsets, one layer per brick, the
 same shifts the rules engine uses. The plan is a Steiner tree estimate: the position
 (the hub) whose distances to the four edges add up to the least, and the four
-shortest paths from it. Its length is the *need*: the bricks still missing.
+shortest paths from it. Its length is the *need*: the bricks still missing. In the
+bridge variant the terminals are the seat's two starting bricks instead of the edges.
 """
 
 from __future__ import annotations
@@ -97,10 +98,22 @@ class Planner:
             near.append(self._touching(k, touching))
         return near
 
-    def layers_from_edge(self, side: int) -> Layers:
-        """Positions by distance (bricks to place) from board edge `side`."""
-        edge = self.geo.edge_studs[side]
-        sources = [self._touching(k, edge) & self.open[k] if k < 2 else 0 for k in range(K)]
+    def terminals(self) -> list[list[int]]:
+        """What the chain must join, each as the positions per class that touch it: the
+        four board edges (level 0), or in the bridge variant the two starting bricks."""
+        if self.state.starts:
+            ends = []
+            for index in self.state.starts[self.seat]:
+                brick = self.state.bricks[index]
+                target = list(EMPTY)
+                target[CLASSES.index((brick.orientation, brick.level))] = 1 << brick.position
+                ends.append(target)
+            return ends
+        return [[self._touching(k, self.geo.edge_studs[side]) if k < 2 else 0 for k in range(K)] for side in range(4)]
+
+    def layers_from(self, target: list[int]) -> Layers:
+        """Positions by distance (bricks to place) from a terminal."""
+        sources = [target[k] & self.open[k] for k in range(K)]
         reached = list(EMPTY)
         layers: Layers = []
         current = [sources[k] & self.own[k] for k in range(K)]
@@ -119,10 +132,10 @@ class Planner:
         return layers
 
     def plan(self) -> Plan:
-        """The cheapest hub and its four paths."""
-        per_edge = [self.layers_from_edge(side) for side in range(4)]
+        """The cheapest hub and its paths to every terminal."""
+        terminals = self.terminals()
         distance: list[dict[Node, int]] = []
-        for layers in per_edge:
+        for layers in (self.layers_from(target) for target in terminals):
             table: dict[Node, int] = {}
             for d, sets in enumerate(layers):
                 for k in range(K):
@@ -133,35 +146,35 @@ class Planner:
                         bits ^= low
             distance.append(table)
         best: tuple[int, Node] | None = None
+        extra = len(terminals) - 1
         for node, d0 in distance[0].items():
-            if node in distance[1] and node in distance[2] and node in distance[3]:
+            if all(node in table for table in distance[1:]):
                 own = self.own[node[0]] >> node[1] & 1
-                total = d0 + distance[1][node] + distance[2][node] + distance[3][node] - 3 * (1 - own)
+                total = d0 + sum(table[node] for table in distance[1:]) - extra * (1 - own)
                 if best is None or total < best[0]:
                     best = (total, node)
         if best is None:
             return Plan(UNREACHABLE, [])
         missing: set[Node] = set()
-        for side, table in enumerate(distance):
-            missing.update(self._path(best[1], table, side))
+        for target, table in zip(terminals, distance):
+            missing.update(self._path(best[1], table, target))
         ordered = sorted(missing, key=lambda node: CLASSES[node[0]][1])
         return Plan(best[0], ordered)
 
     def _cost(self, node: Node) -> int:
         return 0 if self.own[node[0]] >> node[1] & 1 else 1
 
-    def _path(self, hub: Node, table: dict[Node, int], side: int) -> list[Node]:
-        """Positions without a brick on a shortest path from `hub` to edge `side`: a
+    def _path(self, hub: Node, table: dict[Node, int], target: list[int]) -> list[Node]:
+        """Positions without a brick on a shortest path from `hub` to a terminal: a
         breadth-first search that only steps to a neighbour exactly one brick closer
         (or as close, through an own brick)."""
-        edge = self.geo.edge_studs[side]
         parent: dict[Node, Node | None] = {hub: None}
         queue = deque([hub])
         while queue:
             node = queue.popleft()
             k, bit = node
             cost = self._cost(node)
-            if k < 2 and table[node] == cost and self._touching(k, edge) >> bit & 1:
+            if table[node] == cost and target[k] >> bit & 1:
                 path = []
                 step: Node | None = node
                 while step is not None:

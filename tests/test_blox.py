@@ -243,3 +243,60 @@ def test_random_games_end_and_verify() -> None:
 @pytest.mark.timeout(7200)
 def test_hundreds_of_random_games_end_and_verify() -> None:
     self_play(500, seed=2, sizes=("8", "16"))
+
+
+# ---- the bridge variant -------------------------------------------------------------------
+
+
+def bridge(**options: str) -> BloxState:
+    return board(variant="bridge", **options)
+
+
+def test_bridge_starts_with_two_bricks_each_around_an_empty_centre() -> None:
+    state = bridge()
+    assert [(b.owner, state.brick_name(b)) for b in state.bricks] == [
+        (0, "V7,11,0"), (0, "V7,1,0"), (1, "H1,7,0"), (1, "H11,7,0")]
+    assert state.left == [46, 46] and state.current() == 0 and state.turns == 0
+    assert state.observation(1)["variant"] == "bridge" and board().observation(0)["variant"] == "standard"
+    tall = bridge(width="14", height="20")
+    assert [tall.brick_name(b) for b in tall.bricks] == ["V6,13,0", "V6,3,0", "H0,9,0", "H10,9,0"]
+
+
+def test_bridge_is_won_by_joining_ones_own_starting_bricks() -> None:
+    state = build(bridge(), [(0, "V5,7,0"), (1, "H0,0,0"), (0, "H4,10,1"), (1, "H12,0,0")])
+    assert not state.joined(0)
+    state.apply("V6,4,1")  # on V7,1,0 and V5,7,0; H4,10,1 already joins V5,7,0 to V7,11,0
+    assert state.current() == TERMINAL and state.winner == 0 and state.joined(0)
+    assert state.result().ranks == (1, 2)
+
+
+FOUR_EDGES_20 = ([(1, f"H{x},0,0") for x in (0, 4, 8, 12, 16)] + [(1, f"H{x},0,1") for x in (2, 6, 10, 14)]
+                 + [(1, f"V0,{y},0") for y in (2, 6, 10, 14)] + [(1, f"V0,{y},1") for y in (1, 5, 9, 13)]
+                 + [(1, "H0,18,0")])
+"""Seat 1's bricks on 20 x 20: along the north edge to the east edge, down the west edge
+to the south edge, one brick short (H0,17,1) of a chain touching all four."""
+
+
+@pytest.mark.parametrize("variant", ["standard", "bridge"])
+def test_bridge_ignores_the_edges(variant: str) -> None:
+    state = build(board(variant=variant, width="20", height="20"), FOUR_EDGES_20, mover=1)
+    state.apply("H0,17,1")
+    assert any(edges == 0b1111 for _, edges in state.chain_edges(1))
+    if variant == "standard":
+        assert state.winner == 1
+    else:
+        assert state.winner is None and state.current() == 0 and not state.joined(1)
+
+
+@pytest.mark.parametrize(("options", "seats", "message"), [
+    ({"width": "13"}, 2, "even width of 14"), ({"height": "12"}, 2, "even height of 14"),
+    ({}, 3, "bridge variant of blox is played by 2 seats"), ({"variant": "tower"}, 2, "not one of standard, bridge")])
+def test_bridge_options_are_checked(options: dict[str, str], seats: int, message: str) -> None:
+    with pytest.raises(GameError, match=message):
+        GAME.new_state(seats, {"variant": "bridge", **options})
+
+
+def test_bridge_random_games_end_and_verify() -> None:
+    for i in range(3):
+        record = random_game_record("blox", 2, 77 + i, {"variant": "bridge", "width": "14", "height": "14"})
+        assert verify(read_records(write_records([record]))[0]) == []

@@ -58,6 +58,30 @@ def test_an_edge_covered_by_the_opponent_is_unreachable() -> None:
     assert plan_for(state, 0).need == UNREACHABLE
 
 
+def test_bridge_plan_joins_the_starting_bricks() -> None:
+    # 16 x 16 bridge: seat 0's V7,11,0 and V7,1,0 are six studs apart; a floor brick
+    # between them and two bridges onto it join them, and playing exactly those wins.
+    state = get_game("blox").new_state(2, {"variant": "bridge"})
+    assert isinstance(state, BloxState)
+    plan = plan_for(state, 0)
+    assert plan.need == 3
+    actions = [node_action(state, n) for n in plan.missing]
+    assert [a.rsplit(",", 1)[1] for a in actions] == ["0", "1", "1"]
+    for action, reply in zip(actions, ("H0,0,0", "H12,0,0", "H0,14,0")):
+        play(state, action)
+        if state.winner is None:
+            play(state, reply)
+    assert state.winner == 0 and state.joined(0)
+
+
+@pytest.mark.parametrize("bot", ["greedy", "search"])
+def test_each_bot_wins_the_bridge_variant_against_random(bot: str) -> None:
+    result = match("blox", [bot, "random"], 2, per_move=2.0, options={"variant": "bridge", "width": "14",
+                                                                    "height": "14"})
+    assert all(o.faults == [] and o.termination == "normal" for o in result.outcomes)
+    assert totals(result)[0].wins == 2
+
+
 def opponent_one_brick_from_winning() -> BloxState:
     # Seat 1 joins W, N and E along the top and has a floor brick on the south edge
     # (V0,4,0); a bridge V-1,1,1 or V0,1,1 would win. Seat 0 is to move.

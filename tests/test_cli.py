@@ -20,7 +20,9 @@ def invoke(*args: str) -> tuple[int, str]:
 def test_games_lists_btt_with_seats_and_options() -> None:
     code, out = invoke("games")
     assert code == 0
-    assert "btt" in out and "2-6" in out and "board=wedge|rect" in out
+    assert "btt" in out and "2-6" in out
+    rows = [line.split("│")[1:-1] for line in out.splitlines() if line.startswith("│ blox ")]
+    assert ["blox", "variant", "standard", "standard, bridge"] in [[cell.strip() for cell in row[:4]] for row in rows]
 
 
 def test_legal_lists_actions_in_ascii_order() -> None:
@@ -52,6 +54,10 @@ def test_bad_input_gets_a_clear_error() -> None:
     assert code == 2 and "board" in out
     code, out = invoke("legal", "btt", "--players", "9")
     assert code == 2 and "2 to 6" in out
+    code, out = invoke("play", "blox", "random", "random", "random", "--option", "variant=bridge")
+    assert code == 2 and "bridge variant of blox is played by 2 seats, not 3" in " ".join(out.split())
+    code, out = invoke("legal", "blox", "--players", "4", "--option", "variant=bridge")
+    assert code == 2 and "2 seats" in out
     code, out = invoke("play", "btt", "random", "no-such-bot-xyz")
     assert code == 2 and "no-such-bot-xyz" in out
     code, out = invoke("play", "btt", "random", "random", "--clock", "abc")

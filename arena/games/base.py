@@ -148,7 +148,9 @@ class Game(ABC):
                 raise GameError(f"{self.id} has no option {name!r} (options: {choices})")
         return {o.name: o.parse(given.get(o.name, o.default)) for o in self.options}
 
-    def check_seats(self, seats: int) -> None:
+    def check_seats(self, seats: int, options: Mapping[str, str] | None = None) -> None:
+        """GameError unless `seats` can play (with these resolved options, when a
+        variant has its own seat count)."""
         if not self.min_seats <= seats <= self.max_seats:
             if self.min_seats == self.max_seats:
                 allowed = str(self.min_seats)
@@ -158,8 +160,9 @@ class Game(ABC):
 
     def new_state(self, seats: int, options: Mapping[str, str] | None = None) -> State:
         """The initial state for `seats` players with the given variant options."""
-        self.check_seats(seats)
-        return self._initial_state(seats, self.resolve_options(options or {}))
+        resolved = self.resolve_options(options or {})
+        self.check_seats(seats, resolved)
+        return self._initial_state(seats, resolved)
 
     @abstractmethod
     def _initial_state(self, seats: int, options: dict[str, str]) -> State:

@@ -1,6 +1,6 @@
 """Blox (rules/blox.md): 2x4 bricks built into a 3D construction by 2 to 4 players;
-a chain of one player's bricks touching all four board edges at level 0 wins. Pure
-rules.
+a chain of one player's bricks touching all four board edges at level 0 wins (in the
+`bridge` variant: a chain joining the player's two starting bricks). Pure rules.
 
 Hundreds of placements are legal per turn, so every per-level question is answered
 with Python ints used as bitsets over the bounded volume's studs (`occupied[z]`) and
@@ -24,6 +24,7 @@ MARGIN = 8
 TOP_LEVEL = 15
 """The highest level a brick may occupy."""
 PASS = "pass"
+STANDARD, BRIDGE = "standard", "bridge"
 ORIENTATIONS = ("H", "V")
 SIZE = {"H": (4, 2), "V": (2, 4)}
 """Footprint (width in x, depth in y) per orientation."""
@@ -134,6 +135,20 @@ class BloxState(State):
         self.edges: list[int] = []
         """Per brick (valid at chain roots): bit k set when the chain touches edge k."""
         self._legal: list[str] | None = None
+        self.starts: tuple[tuple[int, int], ...] = ()
+        """Bridge variant: each seat's two starting bricks (indices), to be joined."""
+        if options.get("variant") == BRIDGE:
+            self._place_bridge_starts()
+
+    def _place_bridge_starts(self) -> None:
+        """The bridge variant's four starting bricks around the empty central square;
+        each comes out of its owner's bricks, as it would from a player's pile."""
+        w, h = self.geo.width // 2, self.geo.height // 2
+        starts = (("V", w - 1, h + 3), ("V", w - 1, h - 7)), (("H", w - 7, h - 1), ("H", w + 3, h - 1))
+        for seat, pair in enumerate(starts):
+            for o, x, y in pair:
+                self._add(seat, o, self.geo.index(x, y), 0)
+        self.starts = ((0, 1), (2, 3))
 
     # ---- the interface ------------------------------------------------------------------
 
@@ -186,6 +201,7 @@ class BloxState(State):
         other.parent = list(self.parent)
         other.edges = list(self.edges)
         other._legal = self._legal
+        other.starts = self.starts
         return other
 
     def result(self) -> Result:
@@ -205,6 +221,7 @@ class BloxState(State):
             "turns": self.turns,
             "max_turns": self.max_turns,
             "passes": self.passes,
+            "variant": BRIDGE if self.starts else STANDARD,
         }
 
     # ---- queries ------------------------------------------------------------------------
@@ -343,7 +360,14 @@ class BloxState(State):
             self.parent[rb] = ra
             self.edges[ra] |= self.edges[rb]
 
+    def joined(self, seat: int) -> bool:
+        """Bridge variant: whether one chain of `seat` holds both its starting bricks."""
+        first, second = self.starts[seat]
+        return self._find(first) == self._find(second)
+
     def _wins(self, brick: int) -> bool:
+        if self.starts:
+            return self.joined(self.bricks[brick].owner)
         return self.edges[self._find(brick)] == 0b1111
 
     def _why_illegal(self, action: str, legal: list[str]) -> str:
@@ -366,6 +390,8 @@ class Blox(Game):
         Option("height", "16", "board depth in studs (4 to 32)"),
         Option("bricks", "48", "bricks per player (1 to 200)"),
         Option("max_turns", "100", "turns per player before the game is a draw (1 to 1000)"),
+        Option("variant", STANDARD, "standard: a chain touching the four edges wins; bridge (2 seats, "
+               "even sides of 14 or more): a chain joining one's two starting bricks", (STANDARD, BRIDGE)),
     )
 
     def resolve_options(self, given: Mapping[str, str]) -> dict[str, str]:
@@ -375,7 +401,19 @@ class Blox(Game):
             text = options[name]
             if not text.isdigit() or not low <= int(text) <= high or str(int(text)) != text:
                 raise GameError(f"option {name}={text!r} must be a whole number from {low} to {high}")
+        if options["variant"] == BRIDGE:
+            for name in ("width", "height"):
+                size = int(options[name])
+                if size < 14 or size % 2:
+                    hint = max(14, size + size % 2)
+                    raise GameError(f"option {name}={size}: the bridge variant needs an even {name} of 14 or "
+                                    f"more (the starting bricks surround a 6 x 6 centre); try {hint}")
         return options
+
+    def check_seats(self, seats: int, options: Mapping[str, str] | None = None) -> None:
+        super().check_seats(seats, options)
+        if options and options.get("variant") == BRIDGE and seats != 2:
+            raise GameError(f"the bridge variant of blox is played by 2 seats, not {seats}")
 
     def _initial_state(self, seats: int, options: dict[str, str]) -> BloxState:
         return BloxState(seats, options)

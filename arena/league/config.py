@@ -160,6 +160,10 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         options = game.resolve_options({k: _option_text(v) for k, v in raw.options.items()})
     except GameError as exc:
         raise LeagueFileError(f"options: {exc}") from None
+    try:
+        game.check_seats(seats, options)
+    except GameError as exc:
+        raise LeagueFileError(f"seats: {exc}") from None
     bots = [_resolve_bot(i, entry, game, base) for i, entry in enumerate(raw.bots)]
     names = [b.name for b in bots]
     for i, name in enumerate(names):

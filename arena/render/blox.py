@@ -76,8 +76,10 @@ def _footer(state: BloxState) -> list[tuple[str, str]]:
             f"{''.join(EDGE_NAMES[k] for k in range(4) if edges >> k & 1)} ({size} bricks)"
             for edges, size in reversed(chains)) or "none"
         marker = "> " if state.current() == seat else "  "
-        lines.append((f"{marker}seat {seat}: {state.left[seat]} bricks left; chains on edges: {described}",
-                      SEAT_STYLES[seat % 4]))
+        goal = f"chains on edges: {described}"
+        if state.starts:
+            goal = f"starting bricks {'joined' if state.joined(seat) else 'apart'}"
+        lines.append((f"{marker}seat {seat}: {state.left[seat]} bricks left; {goal}", SEAT_STYLES[seat % 4]))
     if state.over:
         result = state.result()
         text = f"game over: seat {state.winner} wins" if state.winner is not None else "game over: a draw"
