@@ -296,7 +296,17 @@ def test_bridge_options_are_checked(options: dict[str, str], seats: int, message
         GAME.new_state(seats, {"variant": "bridge", **options})
 
 
-def test_bridge_random_games_end_and_verify() -> None:
-    for i in range(3):
-        record = random_game_record("blox", 2, 77 + i, {"variant": "bridge", "width": "14", "height": "14"})
+def bridge_self_play(games: int, seed: int) -> None:
+    for i in range(games):
+        record = random_game_record("blox", 2, seed * 100_000 + i, {"variant": "bridge", "width": "14", "height": "14"})
         assert verify(read_records(write_records([record]))[0]) == []
+
+
+def test_bridge_random_games_end_and_verify() -> None:
+    bridge_self_play(3, seed=7)
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_hundreds_of_bridge_random_games_end_and_verify() -> None:
+    bridge_self_play(500, seed=8)
