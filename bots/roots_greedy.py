@@ -1,10 +1,12 @@
 """A greedy Roots bot: `python bots/roots_greedy.py`.
 
 It plays the action that leaves it the best region balance on the board as it would
-be scored now (regions controlled by occupation or sole reach, rules/roots.md), with
-its reach as the tie-break: a root that can still go far is worth more than one that
-is hemmed in. It never rerolls (it cannot see the new dice in advance), leaves a round
-only when no die helps, and plants where the surface offers the most room.
+be scored now (regions controlled by occupation or sole reach, rules/roots.md), plus
+half a region for every free region both seats reach but it reaches in fewer strokes:
+the territory it is winning, which sends its roots into the open middle rather than
+along the rim. Reach and open tips break ties: a root that can still go far is worth
+more than one that is hemmed in. It never rerolls (it cannot see the new dice in
+advance) and leaves a round only when no die helps.
 """
 
 from __future__ import annotations
@@ -34,37 +36,10 @@ MAX_FAST = 80
 """Fast-growth actions scored per turn (a random sample beyond this)."""
 
 
-def distances(state: RootsState, seat: int) -> dict[int, int]:
-    """Strokes the seat needs before it can draw in each region it reaches: the reach
-    search of the rules done breadth first."""
-    neighbours = state.planet.neighbours
-    frontier = list(state.tips[seat])
-    seen = set(frontier)
-    found: dict[int, int] = {}
-    steps = 0
-    while frontier:
-        following = []
-        for region, entry in frontier:
-            used = state.used[region]
-            for offset in range(1, 6):
-                side = (entry + offset) % 6
-                across = neighbours[region][side]
-                if used >> side & 1 or across < 0 or state.crossings(region, 1 << entry | 1 << side):
-                    continue
-                found.setdefault(region, steps)
-                nxt = (across, (side + 3) % 6)
-                if nxt not in seen:
-                    seen.add(nxt)
-                    following.append(nxt)
-        frontier = following
-        steps += 1
-    return found
-
-
 def value(state: RootsState, seat: int) -> float:
     """The position for `seat`: regions controlled minus the opponent's, plus reach
     and the free regions it is nearer to than the opponent is."""
-    near = (distances(state, 0), distances(state, 1))
+    near = (state.reach_distances(0), state.reach_distances(1))
     reach = (set(near[0]), set(near[1]))
     score = state.scores(reach)
     room = REACH * (len(reach[seat]) - len(reach[1 - seat]))

@@ -10,7 +10,7 @@ import pytest
 
 from arena.replay import verify
 from arena.summary import totals
-from bots.roots_greedy import choose_action, distances
+from bots.roots_greedy import choose_action
 from tests.botmatch import match
 from tests.test_roots import play, ready, three_in_a_row
 
@@ -29,7 +29,7 @@ def test_greedy_grows_towards_the_free_middle_rather_than_along_the_rim() -> Non
     # From the top region, entering by its north side: r2 and r4 lead to rim regions,
     # r3 south towards the centre, nearer to more regions than the opponent at the bottom.
     state = ready([2, 3, 4], tips0=("0,-4/0",), tips1=("0,4/3",))
-    assert distances(state, 0)[state.planet.index["0,0"]] == 4
+    assert state.reach_distances(0)[state.planet.index["0,0"]] == 4
     assert choose_action(state, random.Random(1)) == "draw r3 0,-4/0"
 
 

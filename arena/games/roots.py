@@ -287,27 +287,35 @@ class RootsState(State):
         return score[0], score[1]
 
     def reach(self, seat: int) -> set[int]:
-        """Regions a seat could still draw in with perfect rolls (rules/roots.md): a
-        search over (region, entry) from its tips through legal regular-die strokes,
-        its own hypothetical strokes ignored."""
+        """Regions a seat could still draw in with perfect rolls (rules/roots.md)."""
+        return set(self.reach_distances(seat))
+
+    def reach_distances(self, seat: int) -> dict[int, int]:
+        """Each region the seat reaches, with the strokes it must draw before it can
+        draw there: a breadth-first search over (region, entry) from its tips through
+        legal regular-die strokes, its own hypothetical strokes ignored."""
         neighbours = self.planet.neighbours
-        seen = set(self.tips[seat])
-        stack = list(seen)
-        regions: set[int] = set()
-        while stack:
-            region, entry = stack.pop()
-            used = self.used[region]
-            for offset in range(1, 6):
-                side = (entry + offset) % SIDES
-                across = neighbours[region][side]
-                if used >> side & 1 or across < 0 or self.crossings(region, 1 << entry | 1 << side):
-                    continue
-                regions.add(region)
-                state = (across, (side + 3) % SIDES)
-                if state not in seen:
-                    seen.add(state)
-                    stack.append(state)
-        return regions
+        frontier = list(self.tips[seat])
+        seen = set(frontier)
+        found: dict[int, int] = {}
+        steps = 0
+        while frontier:
+            following = []
+            for region, entry in frontier:
+                used = self.used[region]
+                for offset in range(1, 6):
+                    side = (entry + offset) % SIDES
+                    across = neighbours[region][side]
+                    if used >> side & 1 or across < 0 or self.crossings(region, 1 << entry | 1 << side):
+                        continue
+                    found.setdefault(region, steps)
+                    state = (across, (side + 3) % SIDES)
+                    if state not in seen:
+                        seen.add(state)
+                        following.append(state)
+            frontier = following
+            steps += 1
+        return found
 
     # ---- legal actions ------------------------------------------------------------------
 
