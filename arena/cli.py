@@ -32,13 +32,14 @@ from arena.cli_common import (
 )
 from arena.games import GAMES, TERMINAL, GameError
 from arena.games.base import CHANCE, State
+from arena.html_viewer import viewer_html
 from arena.match import MatchConfig, MatchResult, play_match
 from arena.perft import apply_actions, perft
 from arena.process import BotSpec, Limits
 from arena.record import GameRecord, RecordSyntaxError, append_record, read_record_file
 from arena.referee import GameOutcome
 from arena.render import ViewError, render_state
-from arena.replay import ReplayError, replay, state_at, verify
+from arena.replay import ReplayError, state_at, turn_frames, verify
 from arena.summary import match_table, outcome_line
 
 app = typer.Typer(
@@ -231,24 +232,27 @@ def replay_command(
     step: Annotated[bool, typer.Option("--step", help="Wait for Enter between turns.")] = False,
     level: Annotated[int | None, typer.Option(
         "--level", min=0, help="Draw only this level (games built in levels, e.g. blox).")] = None,
+    html: Annotated[Path | None, typer.Option(
+        "--html", help="Write the game as one self-contained HTML page to step through (arrow keys, "
+        "slider) instead of drawing it here.")] = None,
 ) -> None:
-    """Draw the board turn by turn (or at one ply) for a recorded game."""
+    """Draw the board turn by turn (or at one ply) for a recorded game, or export it as
+    a self-contained HTML viewer."""
     records = _load_records(path)
     if game_number > len(records):
         raise fail(f"{path} holds {len(records)} game(s); --game must be 1..{len(records)}")
     record = records[game_number - 1]
     try:
         game_id = record.game_id
+        if html is not None:
+            _write_viewer(record, level, html)
+            return
         if ply is not None:
             if ply > len(record.plies):
                 raise fail(f"game {game_number} has {len(record.plies)} plies; --ply must be 0..{len(record.plies)}")
             console.print(render_state(game_id, state_at(record, ply), level))
             return
-        for index, entry, state in replay(record):
-            next_ply = record.plies[index] if index < len(record.plies) else None
-            if next_ply is not None and entry is not None and next_ply.turn == entry.turn:
-                continue  # draw once per turn
-            title = "start" if entry is None else f"turn {entry.turn} (ply {index}): {entry.action}"
+        for title, state in turn_frames(record):
             console.rule(title)
             console.print(render_state(game_id, state, level))
             if step and sys.stdin.isatty():
@@ -260,6 +264,15 @@ def replay_command(
     tags = record.tags
     console.print(f"ranks {tags.get('Ranks', '?')}  scores {tags.get('Scores', '-')}  "
                   f"termination {tags.get('Termination', '?')}")
+
+
+def _write_viewer(record: GameRecord, level: int | None, out: Path) -> None:
+    page = viewer_html(record, level)
+    try:
+        out.write_text(page, encoding="utf-8")
+    except OSError as exc:
+        raise fail(f"--html {out}: cannot write it ({exc.strerror}); choose a writable path") from None
+    console.print(f"wrote {out}: open it in a browser and step with the arrow keys")
 
 
 @app.command("verify")

@@ -15,7 +15,7 @@ from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
 from arena.record import GameRecord, Ply, format_ranks, format_scores, parse_ranks, parse_scores, turn_numbers
 
-__all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "verify"]
+__all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "turn_frames", "verify"]
 
 
 class ReplayError(Exception):
@@ -56,6 +56,16 @@ def replay(record: GameRecord) -> Iterator[tuple[int, Ply | None, State]]:
     for index, ply in enumerate(record.plies, 1):
         _apply(state, ply, index)
         yield index, ply, state.clone()
+
+
+def turn_frames(record: GameRecord) -> Iterator[tuple[str, State]]:
+    """(title, state) at the start and after each turn's last ply: what a person steps
+    through (a turn of several plies, extra turns or power-ups, is drawn once)."""
+    for index, entry, state in replay(record):
+        next_ply = record.plies[index] if index < len(record.plies) else None
+        if next_ply is not None and entry is not None and next_ply.turn == entry.turn:
+            continue
+        yield ("start" if entry is None else f"turn {entry.turn} (ply {index}): {entry.action}"), state
 
 
 def state_at(record: GameRecord, ply: int) -> State:
