@@ -413,7 +413,8 @@ class Blox(Game):
     def check_seats(self, seats: int, options: Mapping[str, str] | None = None) -> None:
         super().check_seats(seats, options)
         if options and options.get("variant") == BRIDGE and seats != 2:
-            raise GameError(f"the bridge variant of blox is played by 2 seats, not {seats}")
+            raise GameError(f"the bridge variant of blox is played by 2 seats, not {seats}; use 2 seats "
+                            "or drop variant=bridge")
 
     def _initial_state(self, seats: int, options: dict[str, str]) -> BloxState:
         return BloxState(seats, options)
