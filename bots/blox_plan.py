@@ -134,8 +134,9 @@ class Planner:
     def plan(self) -> Plan:
         """The cheapest hub and its paths to every terminal."""
         terminals = self.terminals()
+        per_terminal = [self.layers_from(target) for target in terminals]
         distance: list[dict[Node, int]] = []
-        for layers in (self.layers_from(target) for target in terminals):
+        for layers in per_terminal:
             table: dict[Node, int] = {}
             for d, sets in enumerate(layers):
                 for k in range(K):
@@ -147,27 +148,33 @@ class Planner:
             distance.append(table)
         best: tuple[int, Node] | None = None
         extra = len(terminals) - 1
-        for node, d0 in distance[0].items():
-            if all(node in table for table in distance[1:]):
-                own = self.own[node[0]] >> node[1] & 1
-                total = d0 + sum(table[node] for table in distance[1:]) - extra * (1 - own)
+        first, *rest = distance
+        for node, total in first.items():
+            for table in rest:
+                away = table.get(node)
+                if away is None:
+                    break
+                total += away
+            else:
+                if not self.own[node[0]] >> node[1] & 1:
+                    total -= extra
                 if best is None or total < best[0]:
                     best = (total, node)
         if best is None:
             return Plan(UNREACHABLE, [])
         missing: set[Node] = set()
-        for target, table in zip(terminals, distance):
-            missing.update(self._path(best[1], table, target))
+        for target, table, layers in zip(terminals, distance, per_terminal):
+            missing.update(self._path(best[1], table, layers, target))
         ordered = sorted(missing, key=lambda node: CLASSES[node[0]][1])
         return Plan(best[0], ordered)
 
     def _cost(self, node: Node) -> int:
         return 0 if self.own[node[0]] >> node[1] & 1 else 1
 
-    def _path(self, hub: Node, table: dict[Node, int], target: list[int]) -> list[Node]:
+    def _path(self, hub: Node, table: dict[Node, int], layers: Layers, target: list[int]) -> list[Node]:
         """Positions without a brick on a shortest path from `hub` to a terminal: a
-        breadth-first search that only steps to a neighbour exactly one brick closer
-        (or as close, through an own brick)."""
+        breadth-first search that only steps to a neighbour exactly one brick closer (or
+        as close, through an own brick), found among the positions at that distance."""
         parent: dict[Node, Node | None] = {hub: None}
         queue = deque([hub])
         while queue:
@@ -182,13 +189,16 @@ class Planner:
                         path.append(step)
                     step = parent[step]
                 return path
+            want = table[node] - cost
+            if want < 0:
+                continue
             sets = list(EMPTY)
             sets[k] = 1 << bit
             near = self.neighbours(sets)
-            want = table[node] - cost
+            closer = layers[want]
             for j in range(K):
-                for b in _bits(near[j]):
-                    if table.get((j, b)) == want and (j, b) not in parent:
+                for b in _bits(near[j] & closer[j]):
+                    if (j, b) not in parent:
                         parent[(j, b)] = node
                         queue.append((j, b))
         return []
