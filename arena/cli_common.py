@@ -109,7 +109,8 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
 
 def bot_specs(game: Game, bots: list[str], seed: int, options: Mapping[str, str] | None = None) -> list[BotSpec]:
     """Resolve the bots; each gets its own ARENA_BOT_SEED so seeded bots reproduce a
-    match without all playing the same choices."""
+    match without all playing the same choices. `options` are resolved ones (from
+    parse_options), for games whose seat count depends on a variant."""
     specs = []
     for index, text in enumerate(bots):
         try:
@@ -121,7 +122,7 @@ def bot_specs(game: Game, bots: list[str], seed: int, options: Mapping[str, str]
     if len(specs) == 1 and game.min_seats > 1:
         raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
     try:
-        game.check_seats(len(specs), game.resolve_options(options or {}))
+        game.check_seats(len(specs), options)
     except GameError as exc:
         raise fail(f"{exc}: name one bot per seat") from None
     return specs

@@ -290,7 +290,8 @@ def test_bridge_ignores_the_edges(variant: str) -> None:
 
 @pytest.mark.parametrize(("options", "seats", "message"), [
     ({"width": "13"}, 2, "even width of 14"), ({"height": "12"}, 2, "even height of 14"),
-    ({}, 3, "bridge variant of blox is played by 2 seats"), ({"variant": "tower"}, 2, "not one of standard, bridge")])
+    ({}, 3, "bridge variant of blox is played by 2 seats"), ({"variant": "tower"}, 2, "not one of standard, bridge"),
+    ({"bricks": "2"}, 2, "give at least 3")])
 def test_bridge_options_are_checked(options: dict[str, str], seats: int, message: str) -> None:
     with pytest.raises(GameError, match=message):
         GAME.new_state(seats, {"variant": "bridge", **options})

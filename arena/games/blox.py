@@ -408,6 +408,9 @@ class Blox(Game):
                     hint = max(14, size + size % 2)
                     raise GameError(f"option {name}={size}: the bridge variant needs an even {name} of 14 or "
                                     f"more (the starting bricks surround a 6 x 6 centre); try {hint}")
+            if int(options["bricks"]) < 3:
+                raise GameError(f"option bricks={options['bricks']}: the bridge variant's two starting bricks come "
+                                "out of each player's bricks, so give at least 3")
         return options
 
     def check_seats(self, seats: int, options: Mapping[str, str] | None = None) -> None:

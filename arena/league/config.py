@@ -153,10 +153,6 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         raise LeagueFileError(f"game: {exc}") from None
     seats = raw.seats if raw.seats is not None else max(2, game.min_seats)
     try:
-        game.check_seats(seats)
-    except GameError as exc:
-        raise LeagueFileError(f"seats: {exc}") from None
-    try:
         options = game.resolve_options({k: _option_text(v) for k, v in raw.options.items()})
     except GameError as exc:
         raise LeagueFileError(f"options: {exc}") from None
