@@ -33,9 +33,11 @@ from protocol.bot import Choice, run
 
 PLACED = 1.0
 """Worth of each tile placed this turn."""
-COST = 1.0
-"""Weight of a kept tile's rarity (1 - how often it is placeable)."""
-FLEX = 0.3
+COST = 3.0
+"""Weight of a kept tile's rarity (1 - how often it is placeable). Tuned over 4000 games
+against random (with FLEX): shedding hard tiles matters three times more than a tile
+placed, 64% wins against 60% with both weights at the first guess."""
+FLEX = 0.15
 """Worth of each place (up to FLEX_CAP) where a kept tile fits now."""
 FLEX_CAP = 2
 NODES = 80

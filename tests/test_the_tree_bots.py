@@ -24,7 +24,8 @@ def test_greedy_beats_random_over_200_two_seat_games() -> None:
     result = match("the-tree", ["greedy", "random"], 200, per_move=1.0)
     greedy, rand = totals(result)
     assert greedy.faults == 0
-    assert greedy.wins >= 110 and greedy.wins >= 2.5 * rand.wins, (greedy.wins, greedy.draws, rand.wins)
+    # Measured in-process: 64% of all games, 81% of decided ones (docs/games/the-tree.md).
+    assert greedy.wins >= 115 and greedy.wins >= 3 * rand.wins, (greedy.wins, greedy.draws, rand.wins)
 
 
 @pytest.mark.slow
