@@ -25,11 +25,9 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from arena.games.the_tree import Move, TheTreeState
-from bots.the_tree_search import playout_move
+from bots.the_tree_search import playout_move, reward
 
 SIGHTS = ("none", "hand", "all")
-SHARED = 0.3
-"""Worth of a blocked end in a playout, as in the search bot."""
 
 
 def random_move(state: TheTreeState, rng: random.Random) -> Move | None:
@@ -38,12 +36,11 @@ def random_move(state: TheTreeState, rng: random.Random) -> Move | None:
 
 
 def playout(state: TheTreeState, seat: int, rng: random.Random) -> float:
-    """Finish the game (the seat on the quick policy, its opponent at random): 1 for a
-    win, SHARED for a blocked end, 0 for a loss."""
+    """Finish the game (the seat on the quick policy, its opponent at random) and score
+    it as the search bot does."""
     while not state.over:
         state.play(playout_move(state, rng) if state.current() == seat else random_move(state, rng))
-    ranks = state.result().ranks
-    return 1.0 if ranks[seat] < ranks[1 - seat] else 0.0 if ranks[seat] > ranks[1 - seat] else SHARED
+    return reward(state, seat)
 
 
 def guesses(state: TheTreeState, sight: str, count: int, rng: random.Random) -> list[TheTreeState]:
