@@ -66,6 +66,12 @@ def _cross_table() -> list[list[bool]]:
 
 CROSSES = _cross_table()
 """CROSSES[a][b]: a stroke with side mask b crosses one with mask a."""
+SIDES_IN: tuple[tuple[int, ...], ...] = tuple(tuple(k for k in range(SIDES) if m >> k & 1) for m in range(1 << SIDES))
+"""SIDES_IN[mask]: the sides set in a side mask, in order."""
+EXITS_KNOWN: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
+"""(free sides, stroke masks) of a region -> its exits per entry side, shared by every
+position: a search's positions differ in few regions, so most regions are known."""
+EXITS_KNOWN_MAX = 50_000
 
 
 def format_roll(regular: list[int], special: list[int]) -> str:
@@ -150,6 +156,11 @@ class RootsState(State):
         """The mover has taken its main action this turn."""
         self.over = False
         self._legal: dict[str, Move] | None = None
+        self._exits: list[tuple[int, int, tuple[int, ...]] | None] = [None] * n
+        """Per region, (used mask, stroke count, exits per entry) as of that used mask and
+        stroke count: the reach search asks for the same regions over and over."""
+        self._open = [sum(1 << k for k in range(SIDES) if planet.neighbours[r][k] >= 0) for r in range(n)]
+        """Per region, the sides with a region across."""
 
     # ---- the interface ------------------------------------------------------------------
 
@@ -195,6 +206,7 @@ class RootsState(State):
         other.kept = list(self.kept)
         other.left = list(self.left)
         other.powers = [p.copy() for p in self.powers]
+        other._exits = list(self._exits)
         return other
 
     def result(self) -> Result:
@@ -302,20 +314,41 @@ class RootsState(State):
         while frontier:
             following = []
             for region, entry in frontier:
-                used = self.used[region]
-                for offset in range(1, 6):
-                    side = (entry + offset) % SIDES
-                    across = neighbours[region][side]
-                    if used >> side & 1 or across < 0 or self.crossings(region, 1 << entry | 1 << side):
-                        continue
-                    found.setdefault(region, steps)
-                    state = (across, (side + 3) % SIDES)
+                exits = self.exits(region)[entry]
+                if not exits:
+                    continue
+                found.setdefault(region, steps)
+                across = neighbours[region]
+                for side in SIDES_IN[exits]:
+                    state = (across[side], (side + 3) % SIDES)
                     if state not in seen:
                         seen.add(state)
                         following.append(state)
             frontier = following
             steps += 1
         return found
+
+    def exits(self, region: int) -> tuple[int, ...]:
+        """Per entry side, the side mask a regular one-exit stroke from it may leave by:
+        an unused side with a region across, crossing no stroke."""
+        used, strokes = self.used[region], self.strokes[region]
+        cached = self._exits[region]
+        if cached is not None and cached[0] == used and cached[1] == len(strokes):
+            return cached[2]
+        free = self._open[region] & ~used
+        key = (free, tuple(s.mask for s in strokes))
+        exits = EXITS_KNOWN.get(key)
+        if exits is None:
+            exits = tuple(
+                sum(1 << side for side in SIDES_IN[free & ~(1 << entry)]
+                    if not any(CROSSES[mask][1 << entry | 1 << side] for mask in key[1]))
+                for entry in range(SIDES)
+            )
+            if len(EXITS_KNOWN) >= EXITS_KNOWN_MAX:
+                EXITS_KNOWN.clear()
+            EXITS_KNOWN[key] = exits
+        self._exits[region] = (used, len(strokes), exits)
+        return exits
 
     # ---- legal actions ------------------------------------------------------------------
 
