@@ -4,11 +4,13 @@ shim on PATH can add 100 ms to every start."""
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 import sys
 from pathlib import Path
 
+from arena.errors import ArenaError, excerpt
 from arena.process import BotSpec
 
 BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
@@ -23,7 +25,7 @@ PER_GAME = ("greedy", "search")
 """Short names resolved to bots/<game>_<name>.py for the game being played."""
 
 
-class BotNameError(ValueError):
+class BotNameError(ArenaError, ValueError):
     """A bot the user named cannot be started."""
 
 
@@ -72,7 +74,7 @@ def resolve_bot(text: str, game_id: str) -> BotSpec:
     try:
         argv = shlex.split(name)
     except ValueError as exc:
-        raise BotNameError(f"cannot parse the command {name!r}: {exc}") from None
+        raise BotNameError(f"cannot parse the command {excerpt(name)}: {exc}") from None
     if not argv:
         raise BotNameError("an empty command line")
     program = argv[0]
@@ -80,10 +82,36 @@ def resolve_bot(text: str, game_id: str) -> BotSpec:
         argv = [sys.executable, *argv]
     elif shutil.which(program) is None and not Path(program).exists():
         raise BotNameError(
-            f"{program!r} is neither a shipped bot ({', '.join(shipped_names(game_id))}) "
+            f"{excerpt(program)} is neither a shipped bot ({', '.join(shipped_names(game_id))}) "
             "nor a command found on PATH"
         )
+    check_command(argv)
     return BotSpec(_display_name(argv), argv)
+
+
+SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".lua", ".sh", ".php", ".jar", ".R", ".jl")
+"""Arguments with these endings name a bot's script: a missing one is a mistake."""
+
+
+def check_command(argv: list[str], folder: Path | None = None) -> None:
+    """BotNameError for a command that cannot work before any game is played: a program
+    that is a folder or is not executable, or a script argument that does not exist
+    (relative paths from `folder`, default the current folder)."""
+    base = folder or Path.cwd()
+    program = Path(argv[0]) if "/" in argv[0] else None
+    if program is not None:
+        path = program if program.is_absolute() else base / program
+        if path.is_dir():
+            raise BotNameError(f"{excerpt(argv[0])} is a folder, not a program")
+        if path.exists() and not os.access(path, os.X_OK):
+            raise BotNameError(f"{excerpt(argv[0])} is not executable: run `chmod +x {argv[0]}`, or give its "
+                               "interpreter first (e.g. \"python3 mybot.py\")")
+    for arg in argv[1:]:
+        if arg.startswith("-") or not arg.endswith(SCRIPT_SUFFIXES):
+            continue
+        path = Path(arg) if Path(arg).is_absolute() else base / arg
+        if not path.exists():
+            raise BotNameError(f"{excerpt(arg)} does not exist (looked in {base}); check the bot's path")
 
 
 def _display_name(argv: list[str]) -> str:

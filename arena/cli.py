@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import shutil
 import sys
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Annotated
 
@@ -12,8 +14,11 @@ from rich.table import Table
 
 from arena import __version__
 from arena.cli_common import (
+    ERRORS_LOG,
     ClockArg,
     GraceArg,
+    MaxProcessesArg,
+    MemoryArg,
     OptionArg,
     OutArg,
     PlayersArg,
@@ -21,22 +26,27 @@ from arena.cli_common import (
     StartupArg,
     TimePerMoveArg,
     bot_specs,
+    check_out_file,
     console,
     errors,
     fail,
     load_game,
+    log_void_game,
     new_state,
     parse_options,
+    prepare_log_dir,
     run_trio,
+    save_record,
     time_settings,
 )
+from arena.errors import ArenaError
 from arena.games import GAMES, TERMINAL, GameError
 from arena.games.base import CHANCE, State
 from arena.html_viewer import viewer_html
 from arena.match import MatchConfig, MatchResult, play_match
 from arena.perft import apply_actions, perft
 from arena.process import BotSpec, Limits
-from arena.record import GameRecord, RecordSyntaxError, append_record, read_record_file
+from arena.record import GameRecord, RecordSyntaxError, iter_record_file
 from arena.referee import GameOutcome
 from arena.render import ViewError, render_state
 from arena.replay import ReplayError, state_at, turn_frames, verify
@@ -161,29 +171,47 @@ def play_command(
     watch: Annotated[bool, typer.Option("--watch", help="Draw the board after every turn.")] = False,
     option: OptionArg = None,
     log_dir: Annotated[Path | None, typer.Option(
-        "--log-dir", help="Folder for the bots' stderr logs (default: a new temporary folder).")] = None,
-    memory_mb: Annotated[int | None, typer.Option(
-        "--memory-mb", help="Address-space limit per bot process, MiB.")] = None,
-    max_processes: Annotated[int | None, typer.Option(
-        "--max-processes",
-        help="Most processes a bot may run at once (a pids cgroup as root, else RLIMIT_NPROC).")] = None,
+        "--log-dir", help="Folder for the bots' stderr logs (default: a temporary folder, removed after a match "
+        "without faults).")] = None,
+    memory_mb: MemoryArg = None,
+    max_processes: MaxProcessesArg = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final table.")] = False,
 ) -> None:
-    """Play a game or a match between bots and print the results."""
+    """Play a game or a match between bots and print the results.
+
+    Exit code 0 when the games were played (a bot's fault is a result), 1 when a game
+    was void by an error of the arena, 2 on a mistake in the command or when a bot
+    never started (its command cannot work)."""
     game = load_game(game_id)
     options = parse_options(game, option)
     tc, timing = time_settings(time_per_move, clock, startup_time, grace)
     specs = bot_specs(game, bots, seed, options)
-    logs = log_dir or Path(tempfile.mkdtemp(prefix="arena-logs-"))
+    if out is not None:
+        check_out_file(out)
+    logs = prepare_log_dir(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
     limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None, processes=max_processes)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs,
                          limits=limits, timing=timing)
-    result = _run_match(config, specs, out, watch, quiet)
+    try:
+        result = _run_match(config, specs, out, watch, quiet)
+    except BaseException:
+        if log_dir is None and not any(logs.glob("arena-*")):
+            shutil.rmtree(logs, ignore_errors=True)
+        raise
     console.print(match_table(result, game))
-    if any(o.faults for o in result.outcomes):
+    void = [o for o in result.outcomes if o.void]
+    keep_logs = log_dir is not None or void or any(o.faults for o in result.outcomes)
+    if keep_logs:
         console.print(f"bot logs (stderr): {logs}")
+    else:
+        shutil.rmtree(logs, ignore_errors=True)
     if out is not None:
         console.print(f"records appended to {out}")
+    for name, fault in result.never_ready.items():
+        raise fail(f"{name} never started ({fault}); check its command")
+    if void:
+        raise fail(f"{len(void)} game(s) were stopped by an error of the arena (a bug: please report it); they are "
+                   f"void, not scored, and left out of the records; tracebacks: {logs / ERRORS_LOG}", 1)
 
 
 def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watch: bool, quiet: bool) -> MatchResult:
@@ -195,8 +223,10 @@ def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watc
     task = progress.add_task("games", total=config.games)
 
     def done(index: int, outcome: GameOutcome, seats: list[int]) -> None:
-        if out is not None:
-            append_record(out, outcome.record)
+        if outcome.void:
+            log_void_game(config.log_dir, index, outcome)
+        elif out is not None:
+            save_record(out, outcome, config.log_dir)
         if not quiet:
             progress.console.print(outcome_line(index, outcome), markup=False, highlight=False)
         progress.advance(task)
@@ -211,17 +241,33 @@ def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watc
             return run_trio(lambda: play_match(config, specs, done, show if watch else None))
     except KeyboardInterrupt:
         raise fail("interrupted: every bot was stopped; finished games are in the record file", 130) from None
-    except OSError as exc:
-        raise fail(f"cannot write the record: {exc}") from None
+    except ArenaError as exc:
+        raise fail(str(exc)) from None
 
 
-def _load_records(path: Path) -> list[GameRecord]:
+def _records(path: Path) -> Iterator[GameRecord]:
+    """The games of a record file one by one; a file that cannot be read is a clear
+    error (exit 2), one that is not a record file names its line and column (exit 1)."""
     try:
-        return read_record_file(path)
+        yield from iter_record_file(path)
     except FileNotFoundError:
         raise fail(f"no such record file: {path}") from None
+    except IsADirectoryError:
+        raise fail(f"{path} is a folder; give a record file, e.g. {path / 'league.pgn'}") from None
+    except OSError as exc:
+        raise fail(f"cannot read {path} ({exc.strerror})") from None
     except RecordSyntaxError as exc:
         raise fail(str(exc), 1) from None
+
+
+def _nth_record(path: Path, number: int) -> GameRecord:
+    count = 0
+    for count, record in enumerate(_records(path), 1):
+        if count == number:
+            return record
+    if count == 0:
+        raise fail(f"{path} holds no game: it is empty or has no tag lines", 1)
+    raise fail(f"{path} holds {count} game(s); --game must be 1..{count}")
 
 
 @app.command("replay")
@@ -238,10 +284,7 @@ def replay_command(
 ) -> None:
     """Draw the board turn by turn (or at one ply) for a recorded game, or export it as
     a self-contained HTML viewer."""
-    records = _load_records(path)
-    if game_number > len(records):
-        raise fail(f"{path} holds {len(records)} game(s); --game must be 1..{len(records)}")
-    record = records[game_number - 1]
+    record = _nth_record(path, game_number)
     try:
         game_id = record.game_id
         if html is not None:
@@ -252,9 +295,11 @@ def replay_command(
                 raise fail(f"game {game_number} has {len(record.plies)} plies; --ply must be 0..{len(record.plies)}")
             console.print(render_state(game_id, state_at(record, ply), level))
             return
+        final: State | None = None
         for title, state in turn_frames(record):
             console.rule(title)
             console.print(render_state(game_id, state, level))
+            final = state
             if step and sys.stdin.isatty():
                 input()
     except (ReplayError, GameError) as exc:
@@ -262,6 +307,10 @@ def replay_command(
     except ViewError as exc:
         raise fail(str(exc)) from None
     tags = record.tags
+    if final is not None and final.current() != TERMINAL and tags.get("Termination") == "normal":
+        raise fail(f"game {game_number} ends after ply {len(record.plies)} before the game is over, though its "
+                   f"Termination says normal: the record was cut short, and its stored result "
+                   f"(ranks {tags.get('Ranks', '?')}) is not the rules' result", 1)
     console.print(f"ranks {tags.get('Ranks', '?')}  scores {tags.get('Scores', '-')}  "
                   f"termination {tags.get('Termination', '?')}")
 
@@ -279,18 +328,33 @@ def _write_viewer(record: GameRecord, level: int | None, out: Path) -> None:
 def verify_command(
     paths: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Record files to check.")],
 ) -> None:
-    """Replay every game of the files through the rules; exit 1 on any illegal action
-    or result that does not match the record."""
+    """Replay every game of the files through the rules; exit 1 on any illegal action,
+    result that does not match the record, or file that holds no game."""
+    from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
     bad = 0
     total = 0
-    for path in paths:
-        for index, record in enumerate(_load_records(path)):
-            total += 1
-            problems = verify(record, index)
-            for problem in problems:
-                where = "" if problem.ply is None else f" ply {problem.ply}"
-                errors.print(f"{path}: game {index + 1}{where}: {problem.message}", highlight=False)
-            bad += bool(problems)
+    empty: list[Path] = []
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}: {task.completed} game(s)"),
+                        TimeElapsedColumn(), console=errors, transient=True, disable=not errors.is_terminal)
+    with progress:
+        for path in paths:
+            task = progress.add_task(str(path), total=None)
+            games = 0
+            for index, record in enumerate(_records(path)):
+                total += 1
+                games += 1
+                problems = verify(record, index)
+                for problem in problems:
+                    where = "" if problem.ply is None else f" ply {problem.ply}"
+                    progress.console.print(f"{path}: game {index + 1}{where}: {problem.message}", highlight=False)
+                bad += bool(problems)
+                progress.advance(task)
+            if games == 0:
+                empty.append(path)
+    if empty:
+        raise fail(f"{', '.join(map(str, empty))}: no game in the file (empty, or no tag lines); "
+                   "nothing was verified there", 1)
     if bad:
         raise fail(f"{bad} of {total} game(s) failed verification", 1)
     console.print(f"{total} game(s) verified: every action legal, every result matches")
@@ -308,12 +372,18 @@ def demo_command(
     from arena.demo import clear_demo_output, demo_leagues
     from arena.league.config import LeagueFileError
 
+    if games % 2:
+        raise fail(f"--games {games}: 2-seat games are played in pairs with seats swapped; "
+                   f"give an even number such as {games + 1}")
     try:
-        leagues = demo_leagues(out, seed, games + games % 2)
+        leagues = demo_leagues(out, seed, games)
     except LeagueFileError as exc:
         raise fail(f"cannot build the demo: {exc}") from None
     for league in leagues:
-        clear_demo_output(league)
+        try:
+            clear_demo_output(league)
+        except ArenaError as exc:
+            raise fail(str(exc)) from None
         console.rule(f"{league.game.name}: {', '.join(b.name for b in league.bots)}")
         run_league(league, quiet=False, resume_hint=f"arena demo --out {out}")
         print_tables(league, "table")
@@ -354,8 +424,18 @@ def bench_command(
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Console-script entry point. An exception that escapes a command is a bug of the
+    arena: its traceback goes to a file and the user gets one line saying where."""
+    try:
+        app()
+    except Exception as exc:  # the last net: every expected problem is a message of its own
+        import traceback
+
+        with tempfile.NamedTemporaryFile("w", prefix="arena-crash-", suffix=".txt", delete=False) as report:
+            traceback.print_exc(file=report)
+        errors.print(f"[bold red]internal error:[/] {type(exc).__name__}: {str(exc)[:200]} (a bug of the arena; "
+                     f"the traceback is in {report.name}: please report it)", highlight=False)
+        sys.exit(70)
 
 
 def _register_subcommands() -> None:

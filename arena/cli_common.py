@@ -3,6 +3,8 @@ and running Trio work so that signals stop the bots cleanly."""
 
 from __future__ import annotations
 
+import contextlib
+import os
 import signal
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -13,10 +15,14 @@ import typer
 from rich.console import Console
 
 from arena.botnames import BotNameError, resolve_bot
+from arena.errors import ArenaError
 from arena.games import GameError, get_game
 from arena.games.base import Game, State
+from arena.match import MAX_SEED
 from arena.player import Timing
 from arena.process import BotSpec
+from arena.record import append_record, write_record
+from arena.referee import GameOutcome
 from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 console = Console()
@@ -37,7 +43,13 @@ ClockArg = Annotated[str | None, typer.Option("--clock", help="Game clock BASE+I
 StartupArg = Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")]
 GraceArg = Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")]
 OutArg = Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")]
-SeedArg = Annotated[int, typer.Option("--seed", help="Seed for chance (dice, deals); same seed, same game.")]
+SeedArg = Annotated[int, typer.Option(
+    "--seed", min=0, max=MAX_SEED, help="Seed for chance (dice, deals); same seed, same game.")]
+MemoryArg = Annotated[int | None, typer.Option(
+    "--memory-mb", min=16, max=1 << 30, help="Address-space limit per bot process, MiB.")]
+MaxProcessesArg = Annotated[int | None, typer.Option(
+    "--max-processes", min=1, max=1 << 22,
+    help="Most processes a bot may run at once (a pids cgroup as root, else RLIMIT_NPROC).")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -100,11 +112,20 @@ def run_trio(main: Callable[[], Awaitable[T]]) -> T:
     except BaseExceptionGroup as group:
         interrupts, rest = group.split(KeyboardInterrupt)
         if rest is not None:
+            arena_errors, others = rest.split(ArenaError)
+            if others is None and arena_errors is not None:
+                raise _first_leaf(arena_errors) from None
             raise
         raise KeyboardInterrupt from None
     if interrupted or not results:
         raise KeyboardInterrupt
     return results[0]
+
+
+def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
+    """The first exception of a (nested) group, for a group made of one kind of error."""
+    first = group.exceptions[0]
+    return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
 def bot_specs(game: Game, bots: list[str], seed: int, options: Mapping[str, str] | None = None) -> list[BotSpec]:
@@ -135,3 +156,75 @@ def time_settings(per_move: str | None, clock: str | None, startup: str, grace: 
             startup_s=parse_seconds(startup, "--startup-time"), grace_s=parse_seconds(grace, "--grace"))
     except TimeControlError as exc:
         raise fail(str(exc)) from None
+
+
+def check_out_file(path: Path, option: str = "--out") -> None:
+    """Before anything is played: the record file can be appended to, or created in an
+    existing, writable folder; and an existing file looks like records, not something
+    else that appending would spoil."""
+    if path.is_dir():
+        raise fail(f"{option} {path}: is a folder; give a file name such as {path / 'games.pgn'}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise fail(f"{option} {path}: the folder {folder} does not exist; create it (mkdir -p {folder}) "
+                   "or choose another path")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise fail(f"{option} {path}: the file is not writable; choose another path")
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        except OSError as exc:
+            raise fail(f"{option} {path}: cannot read it ({exc.strerror}); choose another path") from None
+        if head and not head.startswith(b"["):
+            raise fail(f"{option} {path}: the file exists and does not hold game records; appending would spoil "
+                       "it: choose another path")
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise fail(f"{option} {path}: the folder {folder} is not writable; choose another path")
+
+
+def prepare_log_dir(path: Path) -> Path:
+    """Create the bots' log folder (and its parents) before anything is played."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise fail(f"--log-dir {path}: is a file; give a folder") from None
+    except OSError as exc:
+        raise fail(f"--log-dir {path}: cannot create it ({exc.strerror}); choose another folder") from None
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise fail(f"--log-dir {path}: the folder is not writable; choose another folder")
+    return path
+
+
+ERRORS_LOG = "arena-errors.log"
+"""Where the tracebacks of void games go, in the log folder."""
+
+
+class RecordWriteError(ArenaError):
+    """The records file could not be appended to in the middle of a match."""
+
+
+def save_record(out: Path, outcome: GameOutcome, log_dir: Path | None) -> None:
+    """Append a finished game to the records file; if that fails (a full disk), keep the
+    game in the log folder and stop the match with a RecordWriteError."""
+    try:
+        append_record(out, outcome.record)
+        return
+    except OSError as exc:
+        problem = exc.strerror or str(exc)
+    kept = ""
+    if log_dir is not None:
+        try:
+            append_record(log_dir / "unsaved-games.pgn", outcome.record)
+            kept = f"; this game was saved in {log_dir / 'unsaved-games.pgn'}"
+        except OSError:
+            pass
+    raise RecordWriteError(f"cannot append to {out} ({problem}){kept}; the match was stopped")
+
+
+def log_void_game(log_dir: Path | None, index: int, outcome: GameOutcome) -> None:
+    """The traceback and the partial record of a game voided by the arena's own error."""
+    if log_dir is None:
+        return
+    with contextlib.suppress(OSError), (log_dir / ERRORS_LOG).open("a", encoding="utf-8") as log:
+        log.write(f"--- game {index + 1}\n{outcome.error}\n{write_record(outcome.record)}\n")

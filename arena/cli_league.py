@@ -11,11 +11,11 @@ import typer
 from rich.live import Live
 
 from arena.cli_common import console, errors, fail, run_trio
+from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
 from arena.league.runner import LeagueRunner, open_league
 from arena.league.standings import compute_standings, rich_tables, to_csv, to_json, to_markdown
-from arena.league.store import LeagueStoreError
 
 league_app = typer.Typer(
     rich_markup_mode="markdown",
@@ -43,33 +43,40 @@ def run_command(
     Stop it any way you like; running the same command again resumes without
     replaying or losing a finished game."""
     league = load(path)
-    run_league(league, quiet, resume_hint=f"arena league run {path}")
+    unfinished = run_league(league, quiet, resume_hint=f"arena league run {path}")
     print_tables(league, "table")
+    if unfinished:
+        raise fail(unfinished, 1)
 
 
-def run_league(league: League, quiet: bool, resume_hint: str) -> None:
-    """Play the league's pending games with a live view; Ctrl-C reports what is kept."""
+def run_league(league: League, quiet: bool, resume_hint: str) -> str:
+    """Play the league's pending games with a live view; Ctrl-C reports what is kept.
+    Returns what keeps the league from being complete ("" when it is)."""
     for warning in league.warnings:
         errors.print(f"[yellow]warning:[/] {warning}", highlight=False)
     try:
         store, schedule = open_league(league)
-    except (LeagueStoreError, OSError) as exc:
+    except (ArenaError, OSError) as exc:
         raise fail(str(exc)) from None
+    if store.kept_records is not None:
+        errors.print(f"[yellow]warning:[/] {league.records} held games the database does not; it was kept as "
+                     f"{store.kept_records.name} and rebuilt from the database", highlight=False)
     runner = LeagueRunner(league, store, schedule)
     progress = runner.progress
-    if progress.done == progress.total:
-        console.print(f"{league.name}: all {progress.total} games are already played ({league.output})")
+    if not runner.pending:
         store.close()
-        return
+        if progress.done == progress.total:
+            console.print(f"{league.name}: all {progress.total} games are already played ({league.output})")
+        return _unfinished(league, runner)
     if progress.done:
         console.print(f"resuming {league.name}: {progress.done} of {progress.total} games already played")
     live_view = console.is_terminal and not quiet
     if not live_view and not quiet:
-        printed = [progress.played_now]
+        printed = [progress.news]
 
         def print_new() -> None:
-            if progress.played_now != printed[0]:
-                printed[0] = progress.played_now
+            if progress.news != printed[0]:
+                printed[0] = progress.news
                 console.print(f"[{progress.done}/{progress.total}] {progress.latest[-1]}", highlight=False)
 
         runner.on_change = print_new
@@ -85,10 +92,29 @@ def run_league(league: League, quiet: bool, resume_hint: str) -> None:
             f"interrupted: {len(progress.playing)} game(s) in flight were abandoned and will be replayed; "
             f"{stored} of {progress.total} games are stored in {league.output}. "
             f"Run `{resume_hint}` to resume.", 130) from None
+    except ArenaError as exc:
+        raise fail(f"{exc}\n(resume with `{resume_hint}`)") from None
     except OSError as exc:
-        raise fail(f"cannot write to {league.output}: {exc}") from None
+        raise fail(f"cannot write to {league.output}: {exc.strerror or exc}; the games stored so far are kept: "
+                   f"fix it and run `{resume_hint}` to resume") from None
     finally:
         store.close()
+    return _unfinished(league, runner)
+
+
+def _unfinished(league: League, runner: LeagueRunner) -> str:
+    """Why a league is not complete after a run: games voided by the arena's own errors."""
+    log = league.logs / "arena-errors.log"
+    if runner.voided:
+        rounds = ", ".join(game.round for game, _ in runner.voided[:10])
+        return (f"{len(runner.voided)} game(s) were stopped by an error of the arena (rounds {rounds}); they are "
+                f"void, not scored, and are played again when the league is run again. Tracebacks: {log}")
+    if runner.given_up:
+        rounds = ", ".join(game.round for game in runner.given_up[:10])
+        return (f"{len(runner.given_up)} game(s) failed with an error of the arena "
+                f"{1 + league.infrastructure_retries} times (rounds {rounds}) and are left out; tracebacks: {log}. "
+                "Please report it; raise infrastructure_retries in the league file to try them again")
+    return ""
 
 
 Format = Literal["table", "markdown", "csv", "json"]
@@ -98,7 +124,7 @@ def print_tables(league: League, fmt: Format, output: Path | None = None) -> Non
     """The leaderboard and crosstable of the games stored so far."""
     try:
         store, _ = open_league(league)
-    except (LeagueStoreError, OSError) as exc:
+    except (ArenaError, OSError) as exc:
         raise fail(str(exc)) from None
     try:
         standings = compute_standings([b.name for b in league.bots], league.seats, store.games(),
@@ -119,7 +145,10 @@ def print_tables(league: League, fmt: Format, output: Path | None = None) -> Non
     if output is None:
         sys.stdout.write(text)
     else:
-        output.write_text(text, encoding="utf-8")
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            raise fail(f"--output {output}: cannot write it ({exc.strerror}); choose a writable path") from None
         console.print(f"wrote {output}")
 
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -20,20 +21,25 @@ from arena.cli_common import (
     StartupArg,
     TimePerMoveArg,
     bot_specs,
+    check_out_file,
     console,
     fail,
     load_game,
+    log_void_game,
     parse_options,
     run_trio,
+    save_record,
     time_settings,
 )
+from arena.errors import ArenaError, excerpt
 from arena.match import MatchConfig, play_match
-from arena.record import append_record
 from arena.referee import GameOutcome
 from arena.sprt import PairStats, SprtParameters
 from arena.summary import match_table
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")
+SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s/]*$")
+"""A NAME=VALUE argument: an SPRT setting (a bot's command line never looks like this)."""
 
 
 def b_points(outcome: GameOutcome, seats: list[int]) -> float:
@@ -73,8 +79,12 @@ def match_command(
     """Play A against B in pairs of games with colours swapped and the same seed; print
     B's Elo over A with its 95% interval, the likelihood of superiority and the
     pentanomial counts of the pairs. With --sprt, stop when the test decides."""
-    params_items = [a for a in args if SPRT_ITEM.match(a)]
-    bots = [a for a in args if not SPRT_ITEM.match(a)]
+    settings = [a for a in args if SETTING.match(a)]
+    for item in settings:
+        if not SPRT_ITEM.match(item):
+            raise fail(f"{excerpt(item)} is not an SPRT setting; write elo0=N, elo1=N, alpha=P or beta=P")
+    params_items = settings
+    bots = [a for a in args if not SETTING.match(a)]
     if params_items and not sprt:
         raise fail(f"{params_items[0]} is an SPRT setting: add --sprt")
     if len(bots) != 2:
@@ -88,21 +98,30 @@ def match_command(
         raise fail(f"{game.id} is not played by 2 seats; a match pits two bots against each other")
     options = parse_options(game, option)
     tc, timing = time_settings(time_per_move, clock, startup_time, grace)
+    if games % 2:
+        raise fail(f"--games {games}: a match is played in pairs (same seed, seats swapped); "
+                   f"give an even number such as {games + 1}")
     specs = bot_specs(game, bots, seed, options)
-    games += games % 2
-    config = MatchConfig(game, options, tc, seed, games, event="arena match",
-                         log_dir=Path(tempfile.mkdtemp(prefix="arena-logs-")), timing=timing)
+    if out is not None:
+        check_out_file(out)
+    logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
+    config = MatchConfig(game, options, tc, seed, games, event="arena match", log_dir=logs, timing=timing)
     stats = PairStats()
     pending: list[float] = []
+    """Points of B in the pair under way; a void game is not part of a pair."""
     decision: list[str] = []
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         console=console, transient=True, disable=quiet or not console.is_terminal)
     task = progress.add_task("games", total=games)
 
     def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
-        if out is not None:
-            append_record(out, outcome.record)
         progress.advance(task)
+        if outcome.void:
+            log_void_game(logs, index, outcome)
+            voided.append(index)
+            return False
+        if out is not None:
+            save_record(out, outcome, logs)
         pending.append(b_points(outcome, seats))
         if len(pending) < 2:
             return False
@@ -115,11 +134,18 @@ def match_command(
             return True
         return False
 
+    voided: list[int] = []
     try:
         with progress:
             result = run_trio(lambda: play_match(config, specs, done))
     except KeyboardInterrupt:
         raise fail("interrupted: every bot was stopped", 130) from None
+    except ArenaError as exc:
+        raise fail(str(exc)) from None
+    if not voided and not any(o.faults for o in result.outcomes):
+        shutil.rmtree(logs, ignore_errors=True)
+    else:
+        console.print(f"bot logs (stderr): {logs}")
     console.print(match_table(result, game))
     names = result.names
     console.print(f"{names[1]} vs {names[0]}: " + describe_stats(stats, params), highlight=False)
@@ -132,3 +158,8 @@ def match_command(
             verdict = f"no decision after {len(result.outcomes)} games (raise --games)"
         console.print(f"SPRT elo0={params.elo0:g} elo1={params.elo1:g} alpha={params.alpha:g} "
                       f"beta={params.beta:g}: {verdict}", highlight=False)
+    for name, fault in result.never_ready.items():
+        raise fail(f"{name} never started ({fault}); check its command")
+    if voided:
+        raise fail(f"{len(voided)} game(s) were stopped by an error of the arena (a bug: please report it); "
+                   f"they are void and not scored; tracebacks: {logs / 'arena-errors.log'}", 1)

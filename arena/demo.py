@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 from arena.botnames import shipped_bots
+from arena.errors import ArenaError
 from arena.games import GAMES
 from arena.league.config import BotEntry, League, LeagueFile, TimeSection, resolve_league
 
@@ -38,8 +39,31 @@ def demo_leagues(output: Path, seed: int, games_per_pairing: int = 6) -> list[Le
     return leagues
 
 
+DEMO_MARK = ".arena-demo"
+"""A file the demo leaves in each folder it fills, so that it only ever replaces its own."""
+
+
+LEAGUE_FILES = {"league.sqlite", "league.sqlite-wal", "league.sqlite-shm", "league.pgn", "league.pgn.tmp", "logs"}
+"""What a league leaves in its folder (a demo folder from before the mark holds only these)."""
+
+
+class DemoFolderError(ArenaError):
+    """The demo's output folder holds something the demo did not put there."""
+
+
 def clear_demo_output(league: League) -> None:
-    """Remove a previous demo's results so the demo plays afresh (only a folder that
-    holds a league database, never anything else)."""
-    if league.database.exists():
-        shutil.rmtree(league.output)
+    """Remove a previous demo's results so the demo plays afresh: only a folder the
+    demo made (it holds the demo's mark), never anything else; then mark the folder."""
+    folder = league.output
+    if folder.is_dir() and any(folder.iterdir()):
+        if not (folder / DEMO_MARK).is_file() and not {p.name for p in folder.iterdir()} <= LEAGUE_FILES:
+            raise DemoFolderError(f"{folder} holds files the demo did not make; it was left as it is: "
+                                  "give the demo another --out folder")
+        shutil.rmtree(folder)
+    elif folder.exists() and not folder.is_dir():
+        raise DemoFolderError(f"{folder} is a file; give the demo another --out folder")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / DEMO_MARK).write_text("made by `arena demo`, which replaces this folder on its next run\n")
+    except OSError as exc:
+        raise DemoFolderError(f"cannot create {folder} ({exc.strerror}); give the demo another --out folder") from None

@@ -17,7 +17,7 @@ import trio
 from arena.games.base import Game
 from arena.player import BotPlayer, Timing
 from arena.process import BotFault, BotSpec, Limits
-from arena.referee import GameOutcome, GameSetup, Referee, Watcher
+from arena.referee import GameOutcome, GameSetup, Referee, Watcher, void_outcome
 from arena.timecontrol import TimeControl
 
 
@@ -47,6 +47,11 @@ class MatchConfig:
     """Explicit games to play (a league's share of its schedule); None plays `games`
     games with seats rotated and seeds from `seed`."""
 
+
+
+MAX_SEED = (1 << 53) - 1
+"""Largest seed a user may give: every game's seed (seed * 1000 + cycle) stays a 64-bit
+integer, which the league's database and every JSON reader can hold."""
 
 
 def game_seed(seed: int, game_index: int, seats: int) -> int:
@@ -92,6 +97,9 @@ class MatchResult:
     seatings: list[list[int]] = field(default_factory=list)
     pgids: list[int] = field(default_factory=list)
     """Every process group the match started (tests check none is left)."""
+    never_ready: dict[str, str] = field(default_factory=dict)
+    """Bots that never completed a handshake in the whole match, with their last
+    start-up fault: a command that cannot work, rather than a bot that lost."""
 
 
 GameDone = Callable[[int, GameOutcome, list[int]], bool | None]
@@ -110,6 +118,7 @@ async def _ensure_started(player: BotPlayer, nursery: trio.Nursery) -> BotFault 
             await player.start(nursery)
     except BotFault as fault:
         player.kill()
+        player.last_startup_fault = fault
         return fault
     return None
 
@@ -142,15 +151,11 @@ async def play_match(
             for index, planned in enumerate(planned_games(config, len(players))):
                 seats = list(planned.seats)
                 seated = [players[b] for b in seats]
-                startup = await _start_all(seated, nursery)
-                if before_game is not None:
-                    await before_game(index)  # the bots are up: the benchmark's gate, the league's count
                 setup = GameSetup(
                     game=config.game, options=options, time_control=config.time_control,
                     seed=planned.seed, event=config.event, round=planned.round, match_game=index,
                 )
-                referee = Referee(setup, seated, watcher, startup)
-                outcome = await referee.play()
+                outcome = await _play_one(setup, seated, nursery, watcher, before_game, index)
                 result.outcomes.append(outcome)
                 result.seatings.append(seats)
                 if on_game is not None and on_game(index, outcome, seats):
@@ -164,7 +169,36 @@ async def play_match(
         for player in players:
             player.kill()
             result.pgids.extend(player.pgids)
+    for player in players:
+        if player.started and player.handshakes == 0 and player.last_startup_fault is not None:
+            result.never_ready[player.name] = str(player.last_startup_fault)
     return result
+
+
+async def _play_one(
+    setup: GameSetup,
+    seated: list[BotPlayer],
+    nursery: trio.Nursery,
+    watcher: Watcher | None,
+    before_game: Callable[[int], Awaitable[None]] | None,
+    index: int,
+) -> GameOutcome:
+    """One game, with the game boundary: an exception of ours inside it (never a bot's
+    doing: those are faults) makes the game void instead of stopping the match; its
+    bots are killed, since their state is unknown, and restart for the next game."""
+    referee: Referee | None = None
+    try:
+        startup = await _start_all(seated, nursery)
+        if before_game is not None:
+            await before_game(index)  # the bots are up: the benchmark's gate, the league's count
+        referee = Referee(setup, seated, watcher, startup)
+        return await referee.play()
+    except Exception as error:
+        for player in seated:
+            player.kill()
+        if referee is not None:
+            return referee.void_outcome(error)
+        return void_outcome(setup, [p.name for p in seated], [], error)
 
 
 async def _start_all(seated: list[BotPlayer], nursery: trio.Nursery) -> dict[int, BotFault]:

@@ -44,6 +44,9 @@ class BotPlayer:
         self.ready: Ready | None = None
         self.restarts = 0
         self.started = False
+        self.handshakes = 0
+        """Start-ups that reached `ready`."""
+        self.last_startup_fault: BotFault | None = None
         self.pgids: list[int] = []
 
     @property
@@ -85,6 +88,7 @@ class BotPlayer:
         if not isinstance(message, Ready):
             raise BotFault("startup-failure", f"expected a ready message, got {type(message).__name__.lower()}")
         self.ready = message
+        self.handshakes += 1
 
     async def restart(self, nursery: trio.Nursery) -> None:
         """Replace a faulted process by a fresh one (the match goes on)."""

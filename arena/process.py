@@ -321,8 +321,9 @@ class BotProcess:
 
     # ---- talking -----------------------------------------------------------------------
 
-    async def gone(self) -> BotFault:
-        """The fault for a bot whose process is gone or whose pipe closed."""
+    async def gone(self, pipe: str = "stdout") -> BotFault:
+        """The fault for a bot whose process is gone or that closed `pipe` (its stdout
+        when a read ended, its stdin when a write failed)."""
         assert self.proc is not None
         code = self.proc.poll()
         for _ in range(50):  # the pipe closed: give a dying process a moment to exit
@@ -331,7 +332,8 @@ class BotProcess:
             await trio.sleep(0.001)
             code = self.proc.poll()
         if code is None and not self._exited:
-            return BotFault("closed-pipe", "the bot closed its stdout but is still running")
+            stopped = "stopped reading its input" if pipe == "stdin" else "stopped its output"
+            return BotFault("closed-pipe", f"the bot closed its {pipe} ({stopped}) but is still running")
         return BotFault("crash", f"the bot exited ({describe_exit(code)}){self._last_words()}")
 
     def _last_words(self) -> str:
@@ -358,7 +360,7 @@ class BotProcess:
                 continue
             except (BrokenPipeError, OSError) as exc:
                 if isinstance(exc, BrokenPipeError) or exc.errno in (errno.EPIPE, errno.EBADF):
-                    raise await self.gone() from None
+                    raise await self.gone("stdin") from None
                 raise
             view = view[sent:]
 

@@ -13,12 +13,15 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Final
+from typing import BinaryIO, Final
+
+from arena.errors import excerpt
 
 __all__ = [
     "Ply", "GameRecord", "RecordSyntaxError", "STANDARD_TAGS", "LINE_WIDTH",
     "turn_numbers", "format_ranks", "format_scores", "parse_ranks", "parse_scores", "parse_options",
-    "write_record", "write_records", "read_records", "read_record_file", "append_record",
+    "write_record", "write_records", "read_records", "iter_records", "read_record_file", "iter_record_file",
+    "append_record", "MAX_LINE_CHARS", "MAX_PLIES",
 ]
 
 LINE_WIDTH: Final = 79
@@ -157,7 +160,7 @@ def parse_options(text: str) -> dict[str, str]:
             continue
         name, equals, value = item.partition("=")
         if not equals or not name.strip():
-            raise ValueError(f"option {item.strip()!r} is not name=value")
+            raise ValueError(f"option {excerpt(item.strip())} is not name=value")
         options[name.strip()] = value.strip()
     return options
 
@@ -169,7 +172,7 @@ _NUMBER_RE: Final = re.compile(r"-?(?:\d{1,300}(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d{1
 def _number_item(item: str, what: str, pattern: re.Pattern[str]) -> str:
     item = item.strip()
     if pattern.fullmatch(item) is None:
-        raise ValueError(f"{what} {item!r} is not a number")
+        raise ValueError(f"{what} {excerpt(item)} is not a number")
     return item
 
 
@@ -209,10 +212,10 @@ def _tag_value_problem(name: str, value: str) -> str | None:
     try:
         if name == "Seats":
             if _INT_RE.fullmatch(value.strip()) is None or int(value) < 1:
-                return f"Seats must be a positive whole number, not {value!r}"
+                return f"Seats must be a positive whole number, not {excerpt(value)}"
         elif name == "Plies":
             if _INT_RE.fullmatch(value.strip()) is None or int(value) < 0:
-                return f"Plies must be a whole number, not {value!r}"
+                return f"Plies must be a whole number, not {excerpt(value)}"
         elif name == "Ranks":
             parse_ranks(value)
         elif name == "Scores":
@@ -260,7 +263,7 @@ def _ordered_tag_names(tags: dict[str, str]) -> list[str]:
 def _check_tags(tags: dict[str, str]) -> None:
     for name, value in tags.items():
         if _TAG_NAME_RE.fullmatch(name) is None:
-            raise ValueError(f"tag name {name!r} must be a letter then letters, digits or '_'")
+            raise ValueError(f"tag name {excerpt(name)} must be a letter then letters, digits or '_'")
         problem = _tag_value_problem(name, value)
         if problem is not None:
             raise ValueError(problem)
@@ -359,6 +362,8 @@ class _GameBuilder:
     can_comment: bool = False
 
     def add_tag(self, name: str, value: str, line: int, column: int) -> None:
+        if len(self.tags) >= MAX_TAGS:
+            raise RecordSyntaxError(line, column, f"more than {MAX_TAGS} tags in one game")
         if name in self.tags:
             raise RecordSyntaxError(line, column, f"duplicate tag {name} (first on line {self.tag_lines[name]})")
         problem = _tag_value_problem(name, value)
@@ -380,6 +385,8 @@ class _GameBuilder:
     def add_action(self, action: str, chance: bool, line: int, column: int) -> None:
         if self.turn == 0:
             raise RecordSyntaxError(line, column, "the move text must start with a turn number such as '1.'")
+        if len(self.plies) >= MAX_PLIES:
+            raise RecordSyntaxError(line, column, f"more than {MAX_PLIES} plies in one game")
         self.plies.append(Ply(self.turn, action, chance))
         self.turn_has_action = self.can_comment = True
 
@@ -402,23 +409,42 @@ class _GameBuilder:
             raise RecordSyntaxError(*self.turn_pos, f"turn {self.turn} has no actions")
 
 
+MAX_LINE_CHARS: Final = 1 << 20
+"""Longest line a reader accepts (the writer's lines are under 8 KB; records written
+before comments were capped may hold a 1 MB comment)."""
+
+MAX_PLIES: Final = 100_000
+"""Most plies one game may hold; no game of the arena comes near it."""
+
+MAX_TAGS: Final = 1000
+"""Most tags one game may hold."""
+
+
 def read_records(text: str) -> list[GameRecord]:
     """Every game in a record text. Accepts a leading BOM and CRLF line ends; raises
     RecordSyntaxError (1-based line and column) on anything else that is not the format."""
-    if text.startswith("\ufeff"):
-        text = text[1:]
-    games: list[GameRecord] = []
+    return list(iter_records(text.split("\n")))
+
+
+def iter_records(lines: Iterable[str]) -> Iterator[GameRecord]:
+    """The games of a record text given line by line (newlines optional), each yielded
+    as soon as it is complete, so memory holds one game at a time."""
     game: _GameBuilder | None = None
     in_tags = False
-    for number, line in enumerate(text.split("\n"), 1):
-        line = line.rstrip("\r").rstrip(" \t")
+    for number, raw in enumerate(lines, 1):
+        line = raw.rstrip("\n").rstrip("\r").rstrip(" \t")
+        if number == 1 and line.startswith("\ufeff"):
+            line = line[1:]
+        if len(line) > MAX_LINE_CHARS:
+            raise RecordSyntaxError(number, 1, f"line of {len(line)} characters; a record line has at most "
+                                               f"{MAX_LINE_CHARS}: this is not a record file")
         start = len(line) - len(line.lstrip(" \t"))
         if start == len(line):  # blank: ends a tag block
             in_tags = False
         elif line[start] == "[":
             if game is None or not in_tags:  # a tag after a blank or move text starts a game
                 if game is not None:
-                    games.append(game.finish())
+                    yield game.finish()
                 game, in_tags = _GameBuilder(number), True
             _read_tag_line(game, line, number, start)
         else:
@@ -428,8 +454,7 @@ def read_records(text: str) -> list[GameRecord]:
             in_tags = False
             _read_movetext_line(game, line, number)
     if game is not None:
-        games.append(game.finish())
-    return games
+        yield game.finish()
 
 
 def _read_tag_line(game: _GameBuilder, line: str, number: int, start: int) -> None:
@@ -513,24 +538,44 @@ def _action(match: re.Match[str], number: int) -> str:
     if bare[0] in "~[;":
         raise RecordSyntaxError(number, column, f"an action starting with {bare[0]!r} must be quoted")
     if _TURN_LIKE_RE.match(bare):
-        raise RecordSyntaxError(number, column, f"an action that looks like a turn number must be quoted: {bare!r}")
+        raise RecordSyntaxError(number, column,
+                                f"an action that looks like a turn number must be quoted: {excerpt(bare)}")
     return bare
 
 
 def read_record_file(path: str | os.PathLike[str]) -> list[GameRecord]:
-    """Every game in a record file; errors name the file. OSError (FileNotFoundError...)
-    passes through."""
-    data = Path(path).read_bytes()
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        column = exc.start - (data.rfind(b"\n", 0, exc.start) + 1) + 1
-        raise RecordSyntaxError(line, column, "not UTF-8 text", str(path)) from None
-    try:
-        return read_records(text)
-    except RecordSyntaxError as exc:
-        raise RecordSyntaxError(exc.line, exc.column, exc.message, str(path)) from None
+    """Every game in a record file; errors name the file. OSError (FileNotFoundError,
+    IsADirectoryError...) passes through."""
+    return list(iter_record_file(path))
+
+
+def iter_record_file(path: str | os.PathLike[str]) -> Iterator[GameRecord]:
+    """The games of a record file one at a time, read in bounded memory: lines longer
+    than MAX_LINE_CHARS, text that is not UTF-8 and games beyond MAX_PLIES are
+    RecordSyntaxErrors naming the file, line and column."""
+    with open(path, "rb") as handle:
+        try:
+            yield from iter_records(_decoded_lines(handle))
+        except RecordSyntaxError as exc:
+            raise RecordSyntaxError(exc.line, exc.column, exc.message, str(path)) from None
+
+
+def _decoded_lines(handle: BinaryIO) -> Iterator[str]:
+    """Lines of a binary file as text; a line too long to be a record's, or bytes that
+    are not UTF-8, stop the reading with the line and column."""
+    number = 0
+    while True:
+        data = handle.readline(4 * MAX_LINE_CHARS + 2)
+        if not data:
+            return
+        number += 1
+        if not data.endswith(b"\n") and len(data) > 4 * MAX_LINE_CHARS:
+            raise RecordSyntaxError(number, 1, f"line longer than {MAX_LINE_CHARS} characters: this is not "
+                                               "a record file")
+        try:
+            yield data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RecordSyntaxError(number, exc.start + 1, "not UTF-8 text") from None
 
 
 def append_record(path: str | os.PathLike[str], game: GameRecord) -> None:

@@ -9,13 +9,14 @@ and ranked last while the referee plays its remaining decisions (3 or more seats
 from __future__ import annotations
 
 import random
+import traceback
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import date
 
 import trio
 
-from arena.games.base import CHANCE, TERMINAL, Game, State, competition_ranks
+from arena.games.base import CHANCE, TERMINAL, Game, GameError, State, competition_ranks
 from arena.player import BotPlayer
 from arena.process import BotFault
 from arena.record import GameRecord, Ply, format_ranks, format_scores
@@ -33,6 +34,14 @@ class SeatFault:
     ply: int
 
 
+INFRASTRUCTURE_ERROR = "infrastructure-error"
+"""Termination of a game stopped by an error of the arena itself (a bug of ours, not a
+bot's fault): the game is void, never scored, and played again."""
+
+COMMENT_CAP = 1024
+"""Most bytes of a move comment built from a bot's info; more is cut, and the cut noted."""
+
+
 @dataclass
 class GameOutcome:
     """What the match and the league need from a finished game."""
@@ -43,6 +52,13 @@ class GameOutcome:
     faults: list[SeatFault]
     termination: str
     decisions: int
+    error: str | None = None
+    """The traceback of an infrastructure error (the game is then void)."""
+
+    @property
+    def void(self) -> bool:
+        """Whether the game was stopped by the arena's own error and must not be scored."""
+        return self.termination == INFRASTRUCTURE_ERROR
 
 
 @dataclass(frozen=True)
@@ -78,7 +94,24 @@ def _comment(elapsed: float, action: Action) -> str:
         text += " pv=" + ",".join(info.pv)
     if info.comment:
         text += " " + info.comment.replace("}", ")").replace("\n", " ")
-    return text
+    return cap_comment(text)
+
+
+def _is_legal(state: State, action: str) -> bool:
+    """The rules' word on a bot's action; a GameError while checking means no."""
+    try:
+        return state.is_legal(action)
+    except GameError:
+        return False
+
+
+def cap_comment(text: str) -> str:
+    """At most COMMENT_CAP bytes of `text`, with a note saying how much there was."""
+    data = text.encode("utf-8")
+    if len(data) <= COMMENT_CAP:
+        return text
+    kept = data[:COMMENT_CAP].decode("utf-8", "ignore")
+    return f"{kept} [arena: cut to {COMMENT_CAP} of {len(data)} bytes]"
 
 
 def game_tags(
@@ -148,21 +181,36 @@ class Referee:
     # ---- bookkeeping ---------------------------------------------------------------
 
     def _record_ply(self, actor: int, action: str, comment: str | None) -> None:
+        """Apply an action and record it; a GameError from the rules leaves the state
+        and the record as they were."""
         ply = len(self.plies) + 1
+        seen: list[str | None] = []
+        if self.hidden:
+            seen = [self.state.visible_action(action, actor, seat) for seat in range(len(self.players))]
+        try:
+            self.state.apply(action)
+        except GameError:
+            self._rebuild_state()  # apply may have changed part of the state before it refused
+            raise
         if actor != self._last_actor:
             self._turn += 1
             self._last_actor = actor
         if self.hidden:
-            for seat, events in enumerate(self.events):
-                seen = self.state.visible_action(action, actor, seat)
-                if seen is not None:
-                    events.append(Event(ply, actor, seen))
+            for events, shown in zip(self.events, seen):
+                if shown is not None:
+                    events.append(Event(ply, actor, shown))
         else:
             self.events[0].append(Event(ply, actor, action))
-        self.state.apply(action)
         self.plies.append(Ply(self._turn, action, actor == CHANCE, comment))
         if self.watcher is not None and self.state.current() != actor:
             self.watcher(self.state, ply)
+
+    def _rebuild_state(self) -> None:
+        """The state after the recorded plies, built afresh from the rules."""
+        state = self.setup.game.new_state(len(self.players), self.setup.options)
+        for ply in self.plies:
+            state.apply(ply.action)
+        self.state = state
 
     def _new_events(self, seat: int) -> list[Event]:
         events = self.events[seat]
@@ -190,8 +238,11 @@ class Referee:
     async def _decide(self, seat: int) -> None:
         state = self.state
         player = self.players[seat]
-        legal = state.legal_actions()
         limit = self._limit(seat)
+        if limit <= 0:
+            self._fault(seat, BotFault("time-out", "its game clock had run out before this decision"))
+            return
+        legal = state.legal_actions()
         remaining = self.remaining[seat]
         tc = self.setup.time_control
         request = Request(
@@ -217,7 +268,7 @@ class Referee:
                 # time is still checked exactly.
                 scope.deadline = due + min(0.05, 0.1 * limit) / 2
             answer, elapsed = await player.ask(request, limit, scope)
-            if not state.is_legal(answer.action):
+            if not _is_legal(state, answer.action):
                 shown = answer.action[:60]
                 raise BotFault("illegal-action", f"{shown!r} is not legal at ply {len(self.plies) + 1}")
         except BotFault as fault:
@@ -225,9 +276,14 @@ class Referee:
                 fault = BotFault("time-out", f"{fault.detail} (limit {limit * 1000:.0f} ms)")
             self._fault(seat, fault)
             return
+        try:
+            self._record_ply(seat, answer.action, _comment(elapsed, answer))
+        except GameError as exc:
+            self._fault(seat, BotFault("illegal-action", f"the rules refused {answer.action[:60]!r} at ply "
+                                                         f"{len(self.plies) + 1}: {str(exc)[:200]}"))
+            return
         if remaining is not None:
-            self.remaining[seat] = remaining - elapsed + tc.increment_s
-        self._record_ply(seat, answer.action, _comment(elapsed, answer))
+            self.remaining[seat] = max(0.0, remaining - elapsed) + tc.increment_s
 
     # ---- the game ------------------------------------------------------------------
 
@@ -275,8 +331,8 @@ class Referee:
         return outcome
 
     async def _play_decisions(self) -> None:
-        state = self.state
         while not self._game_over_by_faults():
+            state = self.state  # rebuilt after a refused action
             seat = state.current()
             if seat == TERMINAL:
                 return
@@ -325,6 +381,11 @@ class Referee:
         decisions = sum(1 for p in self.plies if not p.chance and p.comment != "forced")
         return GameOutcome(record, ranks, scores, list(self.faults), termination, decisions)
 
+    def void_outcome(self, error: BaseException) -> GameOutcome:
+        """The outcome of a game stopped by an error of the arena: its plies so far, no
+        ranking (every seat level), the traceback for the log."""
+        return void_outcome(self.setup, [p.name for p in self.players], self.plies, error)
+
     async def _finish(self, outcome: GameOutcome) -> None:
         """Tell every live bot the result; a bot that cannot take it faults for the next game."""
         info = ResultInfo(ranks=list(outcome.ranks), scores=list(outcome.scores or ()))
@@ -336,3 +397,12 @@ class Referee:
                 await player.send(message)
             except BotFault:
                 player.kill()
+
+
+def void_outcome(setup: GameSetup, names: list[str], plies: list[Ply], error: BaseException) -> GameOutcome:
+    """A game that the arena's own error stopped: void, every seat level, not scored."""
+    detail = f"the arena failed ({type(error).__name__}: {str(error)[:200]}); the game is void and is played again"
+    ranks = tuple(1 for _ in names)
+    tags = game_tags(setup, names, ranks, None, INFRASTRUCTURE_ERROR, detail, len(plies))
+    trace = "".join(traceback.format_exception(error))
+    return GameOutcome(GameRecord(tags=tags, plies=list(plies)), ranks, None, [], INFRASTRUCTURE_ERROR, 0, trace)

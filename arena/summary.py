@@ -27,6 +27,9 @@ def outcome_line(index: int, outcome: GameOutcome) -> str:
         name = record.tags.get(f"Player{seat}", f"seat {seat}")
         score = f" ({_score(outcome.scores[seat])}{unit})" if outcome.scores else ""
         parts.append(f"{name} #{rank}{score}")
+    if outcome.void:
+        return (f"game {index + 1}: void [{outcome.termination}]: "
+                f"{record.tags.get('TerminationDetail', '')}")
     text = f"game {index + 1}: " + ", ".join(parts) + f"  [{outcome.termination}]"
     for fault in outcome.faults:
         text += f"\n  seat {fault.seat} {fault.reason} at ply {fault.ply}: {fault.detail}"
@@ -42,6 +45,8 @@ def totals(result: MatchResult) -> list[BotTotals]:
     """Per bot: wins (sole rank 1), draws (shared rank 1), losses, placings, scores."""
     rows = [BotTotals() for _ in result.names]
     for outcome, seats in zip(result.outcomes, result.seatings, strict=True):
+        if outcome.void:
+            continue
         firsts = sum(1 for r in outcome.ranks if r == 1)
         for seat, bot in enumerate(seats):
             row = rows[bot]
@@ -52,7 +57,9 @@ def totals(result: MatchResult) -> list[BotTotals]:
 
 def match_table(result: MatchResult, game: Game) -> Table:
     """Wins/draws/losses, mean placing, total and mean game score, faults per bot."""
-    table = Table(title=f"{game.name}: {len(result.outcomes)} game(s)")
+    played = sum(1 for o in result.outcomes if not o.void)
+    void = len(result.outcomes) - played
+    table = Table(title=f"{game.name}: {played} game(s)" + (f", {void} void" if void else ""))
     score = game.score_name
     for column in ("bot", "games", "wins", "draws", "losses", "mean place", score, f"mean {score}", "faults"):
         table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
+from arena.errors import ArenaError, excerpt
 from protocol.messages import TimeControl as WireTimeControl
 
 
-class TimeControlError(ValueError):
+class TimeControlError(ArenaError, ValueError):
     """A time control the user wrote that cannot be understood."""
 
 
+MAX_SECONDS = 7 * 24 * 3600
+"""Longest time a limit may be (a week): more is a typo, and would overflow the clock."""
+
+
 def parse_seconds(text: str, what: str) -> float:
-    """'1.5', '1.5s' or '1500ms' as seconds; a clear error otherwise."""
+    """'1.5', '1.5s' or '1500ms' as seconds, from 1 ms to a week; a clear error otherwise."""
     raw = text.strip().lower()
     scale = 1.0
     if raw.endswith("ms"):
@@ -22,9 +28,15 @@ def parse_seconds(text: str, what: str) -> float:
     try:
         value = float(raw) * scale
     except ValueError:
-        raise TimeControlError(f"{what}: {text!r} is not a time (write e.g. 0.5, 2s or 500ms)") from None
+        raise TimeControlError(f"{what}: {excerpt(text)} is not a time (write e.g. 0.5, 2s or 500ms)") from None
+    if not math.isfinite(value):
+        raise TimeControlError(f"{what}: {excerpt(text)} is not a time (write e.g. 0.5, 2s or 500ms)")
     if value <= 0:
-        raise TimeControlError(f"{what}: {text!r} must be more than zero")
+        raise TimeControlError(f"{what}: {excerpt(text)} must be more than zero")
+    if value < 0.001:
+        raise TimeControlError(f"{what}: {excerpt(text)} is less than a millisecond; give 1ms or more")
+    if value > MAX_SECONDS:
+        raise TimeControlError(f"{what}: {excerpt(text)} is more than a week ({MAX_SECONDS} s); give a shorter time")
     return value
 
 

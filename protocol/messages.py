@@ -6,9 +6,12 @@ two must agree. Optional fields are omitted on the wire when unset.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
+
+Count = Annotated[int, msgspec.Meta(ge=0, le=(1 << 63) - 1)]
+"""A non-negative count a bot reports (depth, nodes); larger numbers are malformed."""
 
 
 class _Message(msgspec.Struct, tag_field="type", omit_defaults=True):
@@ -110,8 +113,8 @@ class Info(msgspec.Struct, omit_defaults=True):
     """Optional analysis a bot attaches to its action; kept in the record as a comment."""
 
     score: float | None = None
-    depth: int | None = None
-    nodes: int | None = None
+    depth: Count | None = None
+    nodes: Count | None = None
     pv: list[str] | None = None
     comment: str | None = None
 

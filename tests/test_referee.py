@@ -162,26 +162,32 @@ def test_game_clock_runs_down_and_flags(
     assert_no_leftovers(result)
 
 
-def test_exception_in_the_referee_still_kills_every_bot(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_exception_in_the_referee_voids_that_game_alone_and_kills_its_bots(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     from arena import referee
 
     seen: list[int] = []
     original = referee.Referee._record_ply
+    exploded: list[bool] = []
 
     def explode(self: referee.Referee, actor: int, action: str, comment: str | None) -> None:
         seen.extend(p.process.pgid for p in self.players if p.process)
-        if len(self.plies) == 5:
+        if len(self.plies) == 5 and not exploded:
+            exploded.append(True)
             raise RuntimeError("bug in the referee")
         original(self, actor, action, comment)
 
     monkeypatch.setattr(referee.Referee, "_record_ply", explode)
-    with pytest.raises(BaseException) as caught:
-        run([random_bot(), random_bot()])
-    assert "bug in the referee" in repr(caught.value) or any(
-        "bug in the referee" in repr(e) for e in getattr(caught.value, "exceptions", [])
-    )
+    result = run([random_bot(), random_bot()], games=2)
+    void, played = result.outcomes
+    assert void.void and void.termination == "infrastructure-error"
+    assert void.faults == [] and void.error is not None and "RuntimeError: bug in the referee" in void.error
+    assert len(void.record.plies) == 5 and "bug in the referee" in void.record.tags["TerminationDetail"]
+    assert played.termination == "normal" and verify(played.record) == []
+    assert len(result.pgids) == 4  # both bots were killed with the void game and started afresh
     for pgid in set(seen):
         assert processes_in_group(pgid) == []
+    assert_no_leftovers(result)
 
 
 def _bot_processes(marker: str) -> list[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 
+from arena.errors import excerpt
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, IllegalAction, Option, Result, State
 
 __all__ = ["CHANCE", "TERMINAL", "Game", "GameError", "IllegalAction", "Option", "Result", "State",
@@ -40,4 +41,4 @@ def get_game(game_id: str) -> Game:
     try:
         return GAMES[game_id]
     except KeyError:
-        raise GameError(f"unknown game {game_id!r} (games: {', '.join(sorted(GAMES))})") from None
+        raise GameError(f"unknown game {excerpt(game_id)} (games: {', '.join(sorted(GAMES))})") from None

@@ -17,6 +17,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from arena.errors import excerpt
+
 CHANCE = -1
 """`State.current()` when the next decision is a chance outcome."""
 
@@ -32,7 +34,7 @@ class IllegalAction(GameError):
     """`State.apply` got an action that is not legal at this point."""
 
     def __init__(self, action: str, reason: str = "not a legal action here") -> None:
-        super().__init__(f"illegal action {action!r}: {reason}")
+        super().__init__(f"illegal action {excerpt(action)}: {reason}")
         self.action = action
         self.reason = reason
 
@@ -50,7 +52,7 @@ class Option:
     def parse(self, text: str) -> str:
         if self.choices and text not in self.choices:
             raise GameError(
-                f"option {self.name}={text!r} is not one of {', '.join(self.choices)}"
+                f"option {self.name}={excerpt(text)} is not one of {', '.join(self.choices)}"
             )
         return text
 
@@ -145,7 +147,7 @@ class Game(ABC):
         for name in given:
             if name not in known:
                 choices = ", ".join(known) or "none"
-                raise GameError(f"{self.id} has no option {name!r} (options: {choices})")
+                raise GameError(f"{self.id} has no option {excerpt(name)} (options: {choices})")
         return {o.name: o.parse(given.get(o.name, o.default)) for o in self.options}
 
     def check_seats(self, seats: int, options: Mapping[str, str] | None = None) -> None:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from arena.errors import excerpt
 from arena.games.base import TERMINAL, Game, GameError, IllegalAction, Option, Result, State
 
 MARGIN = 8
@@ -400,7 +401,7 @@ class Blox(Game):
         for name, (low, high) in limits.items():
             text = options[name]
             if not text.isdigit() or not low <= int(text) <= high or str(int(text)) != text:
-                raise GameError(f"option {name}={text!r} must be a whole number from {low} to {high}")
+                raise GameError(f"option {name}={excerpt(text)} must be a whole number from {low} to {high}")
         if options["variant"] == BRIDGE:
             for name in ("width", "height"):
                 size = int(options[name])

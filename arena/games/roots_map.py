@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
+from arena.errors import excerpt
 from arena.games.base import GameError
 
 DIRECTIONS = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))
@@ -49,11 +50,11 @@ def parse_region(text: str) -> tuple[int, int]:
     """"q,r" -> (q, r); GameError otherwise."""
     parts = text.split(",")
     if len(parts) != 2:
-        raise GameError(f"region {text!r} is not written q,r")
+        raise GameError(f"region {excerpt(text)} is not written q,r")
     try:
         q, r = int(parts[0]), int(parts[1])
     except ValueError:
-        raise GameError(f"region {text!r} is not written q,r with whole numbers") from None
+        raise GameError(f"region {excerpt(text)} is not written q,r with whole numbers") from None
     return q, r
 
 
@@ -82,7 +83,8 @@ def _check_rows(sides: dict[str, list[str | None]]) -> None:
                             f"(N, NE, SE, S, SW, NW), each a neighbour \"q,r\" or null")
         for k, other in enumerate(row):
             if other is not None and not isinstance(other, str):
-                raise GameError(f"map: side {k} of {name} is {other!r}; write a neighbour as \"q,r\" or null")
+                raise GameError(f"map: side {k} of {name} is {excerpt(str(other))}; "
+                                'write a neighbour as "q,r" or null')
             if other == name:
                 raise GameError(f"map: side {k} of {name} names the region itself; give another region or null")
 
@@ -93,8 +95,8 @@ def _neighbour_ids(sides: dict[str, list[str | None]], index: dict[str, int]) ->
     for name, row in sides.items():
         for k, other in enumerate(row):
             if other is not None and other not in index:
-                raise GameError(f"map: side {k} of {name} names {other!r}, which is not a region of the map; "
-                                f"add it or write null")
+                raise GameError(f"map: side {k} of {name} names {excerpt(str(other))}, which is not a region "
+                                "of the map; add it or write null")
     neighbours: list[tuple[int, ...]] = []
     for name, row in sides.items():
         ids = []
@@ -193,7 +195,7 @@ def _map_from_json(data: object) -> PlanetMap:
         raise GameError("needs an object with \"sides\": {\"q,r\": [6 neighbours or null], ...}")
     unknown = sorted(set(data) - set(MAP_KEYS))
     if unknown:
-        raise GameError(f"unknown key {unknown[0]!r}; a map has only \"sides\" and optionally \"surface\"")
+        raise GameError(f"unknown key {excerpt(unknown[0])}; a map has only \"sides\" and optionally \"surface\"")
     surface = data.get("surface")
     pairs = None
     if surface is not None:

@@ -13,6 +13,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from arena.errors import excerpt
 from arena.games.base import TERMINAL, Game, IllegalAction, Result, State, competition_ranks
 
 DARK, LIGHT = 0, 1
@@ -284,7 +285,7 @@ class TreebloxState(State):
             owner = DARK if text[0].isupper() else LIGHT
             parsed = parse_action(text[0].upper() + text[1:])
             if parsed is None or parsed[1] in state.cubes:
-                raise ValueError(f"bad or repeated cube {text!r}")
+                raise ValueError(f"bad or repeated cube {excerpt(text)}")
             kind, cell = parsed
             used[owner][kind] += 1
             state._put(owner, kind, cell)

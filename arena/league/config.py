@@ -3,6 +3,7 @@ problem and the fix, and the resolved League the runner uses."""
 
 from __future__ import annotations
 
+import math
 import os
 import shlex
 import shutil
@@ -13,16 +14,21 @@ from typing import Literal
 
 import msgspec
 
-from arena.botnames import BotNameError, resolve_bot, shipped_names
+from arena.botnames import BotNameError, check_command, resolve_bot, shipped_names
+from arena.errors import ArenaError, excerpt
 from arena.games import Game, GameError, get_game
+from arena.match import MAX_SEED
 from arena.player import Timing
 from arena.process import BotSpec, Limits
 from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 Scalar = str | int | float | bool
 
+MAX_NAME_CHARS = 64
+"""Longest bot name: names label records, tables and log files."""
 
-class LeagueFileError(ValueError):
+
+class LeagueFileError(ArenaError, ValueError):
     """A league file that cannot be used; the message names the key and the fix."""
 
 
@@ -60,8 +66,19 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     concurrency: int | None = None
     seed: int = 1
     output: str | None = None
+    infrastructure_retries: int = 2
     time: TimeSection = TimeSection()
     limits: LimitsSection = LimitsSection()
+
+
+SCHEDULES = ("round-robin", "gauntlet")
+
+MAX_GAMES = 10_000_000
+"""Most games a league may schedule (a typo in games_per_pairing is not a league)."""
+
+MAX_CONCURRENCY = 1024
+MAX_MEMORY_MB = 1 << 30
+MAX_PROCESSES = 1 << 22
 
 
 # ---- the resolved league ----------------------------------------------------------------
@@ -83,6 +100,9 @@ class League:
     concurrency: int = 1
     seed: int = 1
     output: Path = Path("league")
+    infrastructure_retries: int = 2
+    """How many more times a game voided by an error of the arena is played again
+    (on later runs) before it is reported and left out."""
     time_control: TimeControl = TimeControl()
     timing: Timing = Timing()
     limits: Limits = Limits()
@@ -123,15 +143,30 @@ def load_league(path: Path) -> League:
         data = path.read_bytes()
     except FileNotFoundError:
         raise LeagueFileError(f"no such league file: {path}") from None
+    except IsADirectoryError:
+        raise LeagueFileError(f"{path} is a folder; give the league's TOML file") from None
     except OSError as exc:
         raise LeagueFileError(f"cannot read {path}: {exc.strerror}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise LeagueFileError(f"{path}: {len(data)} bytes is too large for a league file (at most {MAX_FILE_BYTES})")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise LeagueFileError(f"{path}: not UTF-8 text (line {line}); save the file as UTF-8") from None
     try:
         raw = msgspec.toml.decode(data, type=LeagueFile)
     except msgspec.ValidationError as exc:
         raise LeagueFileError(f"{path}: {_explain(str(exc))}") from None
     except msgspec.DecodeError as exc:
         raise LeagueFileError(f"{path}: not valid TOML: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise LeagueFileError(f"{path}: not valid TOML: {type(exc).__name__}") from None
     return resolve_league(raw, path.parent, source=path)
+
+
+MAX_FILE_BYTES = 1 << 20
+"""Largest league file read (a real one is a few KB)."""
 
 
 def _explain(message: str) -> str:
@@ -140,13 +175,38 @@ def _explain(message: str) -> str:
     key = where.rstrip("`").lstrip(".")
     text = text.replace("Object contains unknown field", "unknown key").replace(
         "Object missing required field", "missing required key")
+    if key == "schedule" and text.startswith("Invalid enum value"):
+        value = text.removeprefix("Invalid enum value").strip()
+        return f"schedule: {value[:40]} is not a schedule; write " + " or ".join(f'"{s}"' for s in SCHEDULES)
     text = text[0].lower() + text[1:]
     hint = " (see docs/leagues.md for every key)"
     return f"{key}: {text}{hint}" if key else f"{text}{hint}"
 
 
+def _check_text(key: str, value: str) -> None:
+    """Names, paths and commands reach file systems and process tables: no NUL there."""
+    if "\x00" in value:
+        raise LeagueFileError(f"{key}: contains a NUL character; remove it")
+
+
+def _check_range(key: str, value: int, low: int, high: int, why: str = "") -> None:
+    if not low <= value <= high:
+        raise LeagueFileError(f"{key}: {value if abs(value) < 10**12 else 'a huge number'} is out of range; "
+                              f"give {low} to {high}{why}")
+
+
 def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> League:
     """Check a parsed league file against the games, bots and time rules."""
+    _check_text("name", raw.name)
+    if not raw.name.strip():
+        raise LeagueFileError("name: empty; give the league a name")
+    _check_range("seed", raw.seed, 0, MAX_SEED)
+    _check_range("infrastructure_retries", raw.infrastructure_retries, 0, 100)
+    if raw.output is not None:
+        _check_text("output", raw.output)
+    if raw.schedule == "gauntlet" and raw.gauntlet is None:
+        raise LeagueFileError('gauntlet: missing; with schedule = "gauntlet" name the bot that faces the field, '
+                              'e.g. gauntlet = "candidate"')
     try:
         game = get_game(raw.game)
     except GameError as exc:
@@ -164,7 +224,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
     names = [b.name for b in bots]
     for i, name in enumerate(names):
         if name in names[:i]:
-            raise LeagueFileError(f"bots[{i}].name: {name!r} is used twice; give every bot its own name")
+            raise LeagueFileError(f"bots[{i}].name: {excerpt(name)} is used twice; give every bot its own name")
     if len(bots) < seats and raw.schedule == "round-robin":
         raise LeagueFileError(f"bots: a {seats}-seat league needs at least {seats} bots, the file has {len(bots)}")
     gauntlet = 0
@@ -172,22 +232,31 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         if raw.schedule != "gauntlet":
             raise LeagueFileError('gauntlet: only used with schedule = "gauntlet"; remove it or set the schedule')
         if raw.gauntlet not in names:
-            raise LeagueFileError(f"gauntlet: {raw.gauntlet!r} is not a bot of this league ({', '.join(names)})")
+            raise LeagueFileError(f"gauntlet: {excerpt(raw.gauntlet)} is not a bot of this league "
+                                  f"({', '.join(names)})")
         gauntlet = names.index(raw.gauntlet)
     if raw.schedule == "gauntlet" and len(bots) < seats:
         raise LeagueFileError(f"bots: a {seats}-seat gauntlet needs at least {seats} bots")
     per_pairing = raw.games_per_pairing if raw.games_per_pairing is not None else seats
-    if per_pairing < 1 or per_pairing % seats:
+    _check_range("games_per_pairing", per_pairing, 1, MAX_GAMES)
+    if per_pairing % seats:
         kind = "even" if seats == 2 else f"a multiple of {seats}"
         raise LeagueFileError(
             f"games_per_pairing: {per_pairing} is not {kind}; seats rotate so every bot "
             f"plays every seat equally often (try {max(seats, per_pairing - per_pairing % seats)})")
+    table_count = _table_count(len(bots), seats, raw.schedule)
+    if table_count * per_pairing > MAX_GAMES:
+        raise LeagueFileError(
+            f"games_per_pairing: {table_count} tables of {per_pairing} games would be more than {MAX_GAMES} "
+            "games; lower games_per_pairing or the number of bots")
     concurrency = raw.concurrency if raw.concurrency is not None else default_concurrency()
-    if concurrency < 1:
-        raise LeagueFileError(f"concurrency: {concurrency} must be at least 1")
+    _check_range("concurrency", concurrency, 1, MAX_CONCURRENCY)
     time_control, timing = _time(raw.time)
-    if raw.limits.memory_mb is not None and raw.limits.memory_mb < 16:
-        raise LeagueFileError(f"limits.memory_mb: {raw.limits.memory_mb} MiB is too little for any bot (16 or more)")
+    if raw.limits.memory_mb is not None:
+        _check_range("limits.memory_mb", raw.limits.memory_mb, 16, MAX_MEMORY_MB, " (MiB; 16 is too little for "
+                     "most bots)")
+    if raw.limits.max_processes is not None:
+        _check_range("limits.max_processes", raw.limits.max_processes, 1, MAX_PROCESSES)
     limits = Limits(
         memory_bytes=raw.limits.memory_mb * (1 << 20) if raw.limits.memory_mb else None,
         processes=raw.limits.max_processes,
@@ -196,6 +265,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
     league = League(
         name=raw.name, game=game, seats=seats, options=options, bots=bots, games_per_pairing=per_pairing,
         schedule=raw.schedule, gauntlet=gauntlet, concurrency=concurrency, seed=raw.seed, output=output,
+        infrastructure_retries=raw.infrastructure_retries,
         time_control=time_control, timing=timing, limits=limits, source=source,
     )
     cores = default_concurrency()
@@ -204,6 +274,13 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
             f"concurrency {concurrency} runs more games at once than there are cores ({cores}): bots under "
             f"a time limit will compete for cores and may lose on time; set concurrency = {cores} or less")
     return league
+
+
+def _table_count(bots: int, seats: int, schedule: str) -> int:
+    """How many tables the schedule forms (without building it)."""
+    if schedule == "gauntlet":
+        return math.comb(max(bots - 1, 0), seats - 1)
+    return math.comb(bots, seats)
 
 
 def _option_text(value: Scalar) -> str:
@@ -234,9 +311,21 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
     key = f"bots[{index}]"
     if not entry.name.strip():
         raise LeagueFileError(f"{key}.name: empty; give the bot a name for the tables")
+    _check_text(f"{key}.name", entry.name)
+    if len(entry.name) > MAX_NAME_CHARS:
+        raise LeagueFileError(f"{key}.name: {len(entry.name)} characters; give a name of at most {MAX_NAME_CHARS}")
+    for part in [entry.command] if isinstance(entry.command, str) else entry.command:
+        _check_text(f"{key}.command", part)
+    if entry.cwd is not None:
+        _check_text(f"{key}.cwd", entry.cwd)
+    for name, value in entry.env.items():
+        _check_text(f"{key}.env", name + value)
+        if not name or "=" in name:
+            raise LeagueFileError(f"{key}.env: {excerpt(name)} is not a variable name (no '=', not empty)")
     cwd = (base / entry.cwd).resolve() if entry.cwd is not None else base.resolve()
     if not cwd.is_dir():
-        raise LeagueFileError(f"{key}.cwd: no such folder {str(cwd)!r} (cwd is relative to the league file)")
+        raise LeagueFileError(f"{key}.cwd: no such folder {excerpt(str(cwd), 200)} "
+                              "(cwd is relative to the league file)")
     if isinstance(entry.command, str):
         if entry.command.strip() in shipped_names(game.id) or entry.command.startswith("zoo/"):
             try:
@@ -247,7 +336,7 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
         try:
             argv = shlex.split(entry.command)
         except ValueError as exc:
-            raise LeagueFileError(f"{key}.command: cannot parse {entry.command!r}: {exc}") from None
+            raise LeagueFileError(f"{key}.command: cannot parse {excerpt(entry.command)}: {exc}") from None
     else:
         argv = list(entry.command)
     if not argv or not argv[0]:
@@ -257,12 +346,16 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
     if "/" in program or program.endswith(".py"):
         path = cwd / program
         if not path.exists():
-            raise LeagueFileError(f"{key}.command: {program!r} does not exist in {cwd.name}/ "
+            raise LeagueFileError(f"{key}.command: {excerpt(program)} does not exist in {cwd.name}/ "
                                   "(relative paths start at the bot's cwd, or the league file's folder)")
         argv[0] = str(path)
         if program.endswith(".py"):
             argv.insert(0, sys.executable)
     elif shutil.which(program) is None:
-        raise LeagueFileError(f"{key}.command: {program!r} is not a shipped bot "
+        raise LeagueFileError(f"{key}.command: {excerpt(program)} is not a shipped bot "
                               f"({', '.join(shipped_names(game.id))}) nor a program on PATH")
+    try:
+        check_command(argv, cwd)
+    except BotNameError as exc:
+        raise LeagueFileError(f"{key}.command: {exc}") from None
     return BotSpec(entry.name, argv, str(cwd), dict(entry.env))

@@ -7,12 +7,14 @@ import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 
 import trio
 
+from arena.errors import ArenaError
 from arena.league.config import League
 from arena.league.schedule import ScheduledGame, build_schedule, work_units
-from arena.league.store import LeagueStore, StoredFault, StoredGame
+from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
 from arena.match import MatchConfig, PlannedGame, play_match
 from arena.process import BotSpec
 from arena.record import append_record
@@ -34,6 +36,12 @@ class LeagueProgress:
     replayed on resume)."""
     started: float = field(default_factory=time.monotonic)
     latest: deque[str] = field(default_factory=lambda: deque(maxlen=6))
+    news: int = 0
+    """Lines added to `latest` so far (a printer's cursor)."""
+
+    def tell(self, line: str) -> None:
+        self.latest.append(line)
+        self.news += 1
 
     def eta_seconds(self) -> float | None:
         """Remaining time at this run's pace; None before the first game ends."""
@@ -45,12 +53,16 @@ class LeagueProgress:
 
 def open_league(league: League) -> tuple[LeagueStore, list[ScheduledGame]]:
     """Open (or create) the league's database, checked against the league file, and
-    bring the record file in line with it."""
+    bring the record file in line with it (a differing file is kept aside first: see
+    LeagueStore.sync_record_file)."""
     schedule = build_schedule(league)
-    store = LeagueStore(league.database)
+    store = LeagueStore.open(league.database, league.identity(), schedule, league.records)
     try:
-        store.prepare(league.identity(), schedule)
-        store.sync_record_file(league.records)
+        store.kept_records = store.sync_record_file(league.records)
+    except OSError as exc:
+        store.close()
+        raise LeagueStoreError(f"cannot rewrite {league.records} ({exc.strerror}); the database is intact: "
+                               "free space or fix the folder, then run again") from None
     except BaseException:
         store.close()
         raise
@@ -65,17 +77,29 @@ class LeagueRunner:
         self.league = league
         self.store = store
         finished = store.finished_indices()
-        self.pending = [g for g in schedule if g.index not in finished]
+        attempts = {v.index: v.attempts for v in store.void_games()}
+        allowed = 1 + league.infrastructure_retries
+        self.pending = [g for g in schedule if g.index not in finished and attempts.get(g.index, 0) < allowed]
+        self.given_up = [g for g in schedule if g.index not in finished and attempts.get(g.index, 0) >= allowed]
+        """Games voided by the arena's own errors too often: reported, not played."""
         self.progress = LeagueProgress(total=len(schedule), done=len(finished), games=store.games())
         self.on_change = on_change or (lambda: None)
         self.pgids: list[int] = []
+        self.voided: list[tuple[ScheduledGame, GameOutcome]] = []
+        """Games of this run stopped by the arena's own errors (played again next run)."""
+        self._stopped: ArenaError | None = None
 
     async def run(self) -> None:
+        """Play the pending games; a store that fails (a full disk) stops every table
+        at once with a LeagueStoreError, the games stored so far intact."""
         units = work_units(self.pending, self.league.seats, self.league.concurrency)
         limiter = trio.CapacityLimiter(self.league.concurrency)
         async with trio.open_nursery() as nursery:
+            self._nursery = nursery
             for unit in units:
                 nursery.start_soon(self._play_unit, unit, limiter)
+        if self._stopped is not None:
+            raise self._stopped
 
     def _specs(self, table: tuple[int, ...]) -> list[BotSpec]:
         specs = []
@@ -98,9 +122,16 @@ class LeagueRunner:
         async def starting(index: int) -> None:
             self.progress.playing.add(unit[index].index)
 
-        def done(index: int, outcome: GameOutcome, seats: list[int]) -> None:
+        def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
             self.progress.playing.discard(unit[index].index)
-            self._finished(unit[index], outcome)
+            try:
+                self._finished(unit[index], outcome)
+            except ArenaError as exc:  # the store or the disk failed: stop the whole league
+                if self._stopped is None:
+                    self._stopped = exc
+                self._nursery.cancel_scope.cancel()
+                return True
+            return False
 
         async with limiter:
             self.progress.in_flight += 1
@@ -112,17 +143,43 @@ class LeagueRunner:
                 self.progress.in_flight -= 1
 
     def _finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        if outcome.void:
+            self._void(game, outcome)
+            return
         faults = [StoredFault(f.seat, game.seats[f.seat], f.reason, f.detail, f.ply) for f in outcome.faults]
         if self.store.save_game(game, outcome.ranks, outcome.scores, faults, outcome.termination, outcome.record):
-            append_record(self.league.records, outcome.record)
+            try:
+                append_record(self.league.records, outcome.record)
+            except OSError as exc:
+                raise LeagueStoreError(
+                    f"cannot append to {self.league.records} ({exc.strerror}); every finished game is stored in "
+                    f"{self.league.database}: fix the cause and run the same command again to resume") from None
             progress = self.progress
             progress.done += 1
             progress.played_now += 1
             progress.games.append(StoredGame(
                 game.index, game.table, game.seats, game.seed, outcome.ranks, outcome.scores, tuple(faults),
                 outcome.termination, len(outcome.record.plies)))
-            progress.latest.append(describe_game(self.league, game, outcome))
+            progress.tell(describe_game(self.league, game, outcome))
             self.on_change()
+
+
+    def _void(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        """A game the arena's own error stopped: counted, logged with its traceback,
+        played again on a later run (up to the league's infrastructure_retries)."""
+        error = outcome.record.tags.get("TerminationDetail", "")
+        attempts = self.store.save_void(game, error)
+        self.voided.append((game, outcome))
+        log = self.league.logs / "arena-errors.log"
+        try:
+            log.parent.mkdir(parents=True, exist_ok=True)
+            with log.open("a", encoding="utf-8") as handle:
+                handle.write(f"--- {datetime.now(UTC).isoformat(timespec='seconds')} game {game.index} "
+                             f"(round {game.round}), attempt {attempts}\n{outcome.error or error}\n")
+        except OSError:
+            pass  # the log is a courtesy; the void game is counted in the database
+        self.progress.tell(f"round {game.round}: void, an error of the arena ({error[:120]})")
+        self.on_change()
 
 
 def describe_game(league: League, game: ScheduledGame, outcome: GameOutcome) -> str:

@@ -5,11 +5,17 @@ written in one transaction with synchronous=FULL, so a game is either stored who
 not at all, whatever stops the process (Ctrl-C, kill -9, a power cut). A league resumes
 by playing the scheduled games that have no row yet. The PGN-like file beside the
 database is a copy for people and tools; it is rebuilt from the database whenever the
-two disagree.
+two differ.
+
+Nothing stored is ever overwritten: a database is created whole (under a temporary
+name, then renamed), an existing file that is empty, foreign or damaged stops the run
+with the fix, and a records file that holds anything the database does not is kept
+under another name before the copy is rebuilt.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sqlite3
@@ -18,23 +24,32 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
+from arena.errors import ArenaError
 from arena.league.schedule import ScheduledGame
-from arena.record import GameRecord, read_records, write_record
+from arena.record import GameRecord, write_record
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS schedule (
-    idx INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, seats TEXT NOT NULL,
-    seed INTEGER NOT NULL, round TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS games (
-    idx INTEGER PRIMARY KEY REFERENCES schedule(idx), ranks TEXT NOT NULL, scores TEXT,
-    faults TEXT NOT NULL, termination TEXT NOT NULL, plies INTEGER NOT NULL,
-    record TEXT NOT NULL, finished TEXT NOT NULL);
-"""
+TABLES = {
+    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+    "schedule": """CREATE TABLE schedule (
+        idx INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, seats TEXT NOT NULL,
+        seed INTEGER NOT NULL, round TEXT NOT NULL)""",
+    "games": """CREATE TABLE games (
+        idx INTEGER PRIMARY KEY REFERENCES schedule(idx), ranks TEXT NOT NULL, scores TEXT,
+        faults TEXT NOT NULL, termination TEXT NOT NULL, plies INTEGER NOT NULL,
+        record TEXT NOT NULL, finished TEXT NOT NULL)""",
+    "void": """CREATE TABLE void (
+        idx INTEGER PRIMARY KEY REFERENCES schedule(idx), attempts INTEGER NOT NULL,
+        error TEXT NOT NULL, last TEXT NOT NULL)""",
+}
+"""The league's tables; `void` counts the attempts at games stopped by the arena's own
+errors (they are never scored)."""
+
+SQLITE_HEADER = b"SQLite format 3\x00"
 
 
-class LeagueStoreError(RuntimeError):
+class LeagueStoreError(ArenaError, RuntimeError):
     """The output folder holds another league, or its database cannot be used."""
 
 
@@ -62,64 +77,109 @@ class StoredGame:
     plies: int
 
 
-class LeagueStore:
-    """One league's database; opened on its output folder."""
+@dataclass(frozen=True)
+class VoidGame:
+    """A scheduled game stopped by the arena's own error: how often, and the last error."""
 
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.db = sqlite3.connect(path, isolation_level=None)
-            self.db.execute("PRAGMA journal_mode=WAL")
-            self.db.execute("PRAGMA synchronous=FULL")
-            self.db.executescript(SCHEMA)
-        except sqlite3.DatabaseError as exc:
-            raise LeagueStoreError(f"{path} is not a usable league database ({exc}); "
-                                   "move it away or choose another output folder") from None
+    index: int
+    attempts: int
+    error: str
+
+
+def _leave_it(path: Path) -> str:
+    return (f"it was left as it is. Restore the league's database from a backup, or move {path.name} "
+            "away (or set another output folder) to start the league afresh")
+
+
+class LeagueStore:
+    """One league's database, opened with `open` (which checks or creates it)."""
+
+    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+        self.db = db
         self.path = path
+        self.kept_records: Path | None = None
+        """Where a records file that differed from the database was kept, if it was."""
+
+    # ---- opening -------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: Path, identity: dict[str, object], schedule: list[ScheduledGame],
+             records: Path | None = None) -> LeagueStore:
+        """The league's database at `path`: checked against the identity and schedule
+        when it exists, created whole when it does not (refused when `records` holds
+        games without a database beside them). LeagueStoreError names any problem."""
+        _check_folder(path.parent)
+        if path.exists() or path.is_symlink():
+            store = cls(_connect_existing(path), path)
+            try:
+                store._check_same_league(identity, schedule)
+            except BaseException:
+                store.close()
+                raise
+            return store
+        if records is not None and _has_content(records):
+            raise LeagueStoreError(
+                f"{records} holds games but {path} does not exist: the database was moved or deleted. Restore it, "
+                f"or move {records.name} away to start the league afresh")
+        _create(path, identity, schedule)
+        return cls(_connect_existing(path), path)
 
     def close(self) -> None:
         self.db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        self.db.execute("BEGIN IMMEDIATE")
         try:
-            yield self.db
-        except BaseException:
-            self.db.execute("ROLLBACK")
-            raise
-        self.db.execute("COMMIT")
+            self.db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self.db
+            except BaseException:
+                self.db.execute("ROLLBACK")
+                raise
+            self.db.execute("COMMIT")
+        except sqlite3.Error as exc:
+            raise self._failure(exc) from None
 
-    # ---- the schedule -------------------------------------------------------------------
+    def _failure(self, exc: sqlite3.Error) -> LeagueStoreError:
+        """A clear error for a write or read that SQLite refused mid-league."""
+        text = str(exc)
+        if "full" in text:
+            return LeagueStoreError(
+                f"the disk holding {self.path} is full: every game finished so far is stored; free some space "
+                "and run the same command again to resume")
+        return LeagueStoreError(f"{self.path} failed ({text}); the games stored so far are kept. "
+                                "Check the disk, then run the same command again to resume")
 
-    def prepare(self, identity: dict[str, object], schedule: list[ScheduledGame]) -> None:
-        """Store the identity and schedule of a new league, or check that a stored
-        league is the same one (else LeagueStoreError naming what changed)."""
+    def _check_same_league(self, identity: dict[str, object], schedule: list[ScheduledGame]) -> None:
+        """LeagueStoreError naming what changed when the stored league is another one."""
         row = self.db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
         if row is None:
-            with self._transaction() as db:
-                db.execute("INSERT INTO meta VALUES ('identity', ?)", (json.dumps(identity, sort_keys=True),))
-                db.execute("INSERT INTO meta VALUES ('created', ?)", (_now(),))
-                db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", [
-                    (g.index, g.table, json.dumps(g.seats), g.seed, g.round) for g in schedule])
-            return
+            raise LeagueStoreError(f"{self.path} holds no league (its identity is missing); {_leave_it(self.path)}")
         stored = json.loads(row[0])
         for key, value in identity.items():
             if json.dumps(stored.get(key), sort_keys=True) != json.dumps(value, sort_keys=True):
                 raise LeagueStoreError(
-                    f"the league file's {key!r} changed since this league started ({stored.get(key)!r} -> "
-                    f"{value!r}); a resumed league must keep its schedule: restore the old value, or set "
+                    f"the league file's {key!r} changed since this league started ({_short(stored.get(key))} -> "
+                    f"{_short(value)}); a resumed league must keep its schedule: restore the old value, or set "
                     f"another output folder to start a new league")
         if self.scheduled() != schedule:
             raise LeagueStoreError("the stored schedule differs from the league file's; "
                                    "set another output folder to start a new league")
 
+    # ---- the schedule -------------------------------------------------------------------
+
     def scheduled(self) -> list[ScheduledGame]:
-        rows = self.db.execute("SELECT idx, tbl, seats, seed, round FROM schedule ORDER BY idx").fetchall()
+        rows = self._read("SELECT idx, tbl, seats, seed, round FROM schedule ORDER BY idx")
         return [ScheduledGame(i, t, tuple(json.loads(s)), seed, r) for i, t, s, seed, r in rows]
 
     def finished_indices(self) -> set[int]:
-        return {i for (i,) in self.db.execute("SELECT idx FROM games")}
+        return {i for (i,) in self._read("SELECT idx FROM games")}
+
+    def _read(self, query: str) -> list[tuple[Any, ...]]:
+        try:
+            return self.db.execute(query).fetchall()
+        except sqlite3.Error as exc:
+            raise self._failure(exc) from None
 
     # ---- finished games -----------------------------------------------------------------
 
@@ -127,19 +187,34 @@ class LeagueStore:
                   faults: list[StoredFault], termination: str, record: GameRecord) -> bool:
         """Store one finished game in one transaction; False if it was already stored
         (it is then left as it was: a finished game is never replaced)."""
+        text = write_record(record)
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (game.index, json.dumps(list(ranks)), None if scores is None else json.dumps(list(scores)),
-                 json.dumps([f.__dict__ for f in faults]), termination, len(record.plies),
-                 write_record(record), _now()))
+                 json.dumps([f.__dict__ for f in faults]), termination, len(record.plies), text, _now()))
             return cursor.rowcount == 1
+
+    def save_void(self, game: ScheduledGame, error: str) -> int:
+        """Count one more attempt at a game the arena's own error voided; the count."""
+        with self._transaction() as db:
+            db.execute("INSERT INTO void VALUES (?, 1, ?, ?) ON CONFLICT(idx) DO UPDATE SET "
+                       "attempts = attempts + 1, error = excluded.error, last = excluded.last",
+                       (game.index, error, _now()))
+            row = db.execute("SELECT attempts FROM void WHERE idx = ?", (game.index,)).fetchone()
+        return int(row[0])
+
+    def void_games(self) -> list[VoidGame]:
+        """Games voided by the arena's own errors and not finished since, in schedule order."""
+        rows = self._read("SELECT idx, attempts, error FROM void WHERE idx NOT IN (SELECT idx FROM games) "
+                          "ORDER BY idx")
+        return [VoidGame(int(i), int(n), str(e)) for i, n, e in rows]
 
     def games(self) -> list[StoredGame]:
         """Every finished game, in schedule order."""
-        rows = self.db.execute(
+        rows = self._read(
             "SELECT g.idx, s.tbl, s.seats, s.seed, g.ranks, g.scores, g.faults, g.termination, g.plies "
-            "FROM games g JOIN schedule s ON s.idx = g.idx ORDER BY g.idx").fetchall()
+            "FROM games g JOIN schedule s ON s.idx = g.idx ORDER BY g.idx")
         result = []
         for idx, table, seats, seed, ranks, scores, faults, termination, plies in rows:
             result.append(StoredGame(
@@ -150,27 +225,136 @@ class LeagueStore:
 
     def record_texts(self) -> list[str]:
         """The record of every finished game, in the order the games finished."""
-        return [text for (text,) in self.db.execute("SELECT record FROM games ORDER BY finished, idx")]
+        return [str(text) for (text,) in self._read("SELECT record FROM games ORDER BY finished, idx")]
 
-    def sync_record_file(self, path: Path) -> bool:
-        """Make the PGN-like file hold exactly the stored games; True if it was rebuilt."""
-        texts = self.record_texts()
-        if path.exists():
-            try:
-                count = len(read_records(path.read_text(encoding="utf-8")))
-            except (ValueError, OSError):
-                count = -1
-            if count == len(texts):
-                return False
-        elif not texts:
-            return False
-        temporary = path.with_suffix(".pgn.tmp")
-        with temporary.open("w", encoding="utf-8") as handle:
-            handle.write("\n".join(texts))
+    def sync_record_file(self, path: Path) -> Path | None:
+        """Make the records file hold exactly the stored games, byte for byte. A file
+        that is a cut-short copy (a crash tore or missed its last games) is rebuilt; one
+        that holds anything else is first kept as `<name>.orig-<time>`, whose path is
+        returned so the caller can say so."""
+        expected = "\n".join(self.record_texts()).encode("utf-8")
+        try:
+            current = path.read_bytes() if path.exists() else b""
+        except IsADirectoryError:
+            raise LeagueStoreError(f"{path} is a folder; the league writes its records there: move it away") from None
+        if current == expected:
+            return None
+        kept: Path | None = None
+        if not expected.startswith(current):
+            kept = path.with_name(f"{path.name}.orig-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}")
+            os.replace(path, kept)
+        temporary = path.with_name(path.name + ".tmp")
+        with temporary.open("wb") as handle:
+            handle.write(expected)
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(temporary, path)
-        return True
+        return kept
+
+
+# ---- creating and checking the file -----------------------------------------------------------
+
+
+def _check_folder(folder: Path) -> None:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except FileExistsError:
+        raise LeagueStoreError(f"the output folder {folder} is a file; set another output folder") from None
+    except OSError as exc:
+        raise LeagueStoreError(f"cannot create the output folder {folder} ({exc.strerror}); "
+                               "set another output folder") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise LeagueStoreError(f"the output folder {folder} is not writable; set another output folder")
+
+
+def _has_content(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
+
+
+def _create(path: Path, identity: dict[str, object], schedule: list[ScheduledGame]) -> None:
+    """Build a new league's database under a temporary name and rename it into place, so
+    `path` is either absent or complete."""
+    temporary = path.with_name(path.name + ".new")
+    for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm"), Path(f"{temporary}-journal")):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
+    try:
+        db = sqlite3.connect(temporary, isolation_level=None)
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            for statement in TABLES.values():
+                db.execute(statement)
+            db.execute("INSERT INTO meta VALUES ('identity', ?)", (json.dumps(identity, sort_keys=True),))
+            db.execute("INSERT INTO meta VALUES ('created', ?)", (_now(),))
+            db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", [
+                (g.index, g.table, json.dumps(g.seats), g.seed, g.round) for g in schedule])
+            db.execute("COMMIT")
+            db.execute("PRAGMA journal_mode=WAL")
+        finally:
+            db.close()
+        with open(temporary, "rb") as handle:
+            os.fsync(handle.fileno())
+        os.replace(temporary, path)
+    except sqlite3.Error as exc:
+        raise LeagueStoreError(f"cannot create {path} ({exc}); check the disk and the output folder") from None
+    except OSError as exc:
+        raise LeagueStoreError(f"cannot create {path} ({exc.strerror}); check the disk and the output folder") from None
+
+
+def _connect_existing(path: Path) -> sqlite3.Connection:
+    """Open a league database after checking it is one, whole, and ours."""
+    if not path.is_file():
+        raise LeagueStoreError(f"{path} is not a file; move it away or set another output folder")
+    try:
+        with open(path, "rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except OSError as exc:
+        raise LeagueStoreError(f"cannot read {path} ({exc.strerror})") from None
+    if not header:
+        raise LeagueStoreError(f"{path} is empty (0 bytes), not a league database; {_leave_it(path)}")
+    if header != SQLITE_HEADER:
+        raise LeagueStoreError(f"{path} is not an SQLite database; {_leave_it(path)}")
+    try:
+        db = sqlite3.connect(path, isolation_level=None)
+    except sqlite3.Error as exc:
+        raise LeagueStoreError(f"cannot open {path} ({exc}); {_leave_it(path)}") from None
+    try:
+        _check_database(db, path)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        if "void" not in _tables(db):  # a league started before void games were counted
+            db.execute(TABLES["void"])
+    except sqlite3.Error as exc:
+        db.close()
+        raise LeagueStoreError(f"{path} is damaged ({exc}); {_leave_it(path)}") from None
+    except BaseException:
+        db.close()
+        raise
+    return db
+
+
+def _tables(db: sqlite3.Connection) -> set[str]:
+    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def _check_database(db: sqlite3.Connection, path: Path) -> None:
+    check = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
+    if check != ["ok"]:
+        raise LeagueStoreError(f"{path} is damaged (SQLite's check says: {'; '.join(check)[:200]}); "
+                               f"{_leave_it(path)}; `sqlite3 {path.name} .recover` may save what it holds")
+    tables = _tables(db)
+    if not {"meta", "schedule", "games"} <= tables or tables - set(TABLES):
+        listed = ", ".join(sorted(tables)) or "none"
+        raise LeagueStoreError(f"{path} is an SQLite database but not a league's (its tables: {listed[:200]}); "
+                               f"{_leave_it(path)}")
+
+
+def _short(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:80] + "..."
 
 
 def _now() -> str:
