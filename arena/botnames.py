@@ -63,6 +63,13 @@ def _script_command(path: Path) -> list[str]:
 
 def resolve_bot(text: str, game_id: str) -> BotSpec:
     """A BotSpec for a short name (random, greedy, zoo/crash, btt-greedy) or a command."""
+    try:
+        return _resolve(text, game_id)
+    except OSError as exc:
+        raise BotNameError(f"{excerpt(text, 200)}: {exc.strerror or exc}; check the bot's command") from None
+
+
+def _resolve(text: str, game_id: str) -> BotSpec:
     name = text.strip()
     if not name:
         raise BotNameError("an empty bot name: give a shipped bot's name or a command line")
@@ -82,7 +89,7 @@ def resolve_bot(text: str, game_id: str) -> BotSpec:
         argv = [sys.executable, *argv]
     elif shutil.which(program) is None and not Path(program).exists():
         raise BotNameError(
-            f"{excerpt(program)} is neither a shipped bot ({', '.join(shipped_names(game_id))}) "
+            f"{excerpt(program, 200)} is neither a shipped bot ({', '.join(shipped_names(game_id))}) "
             "nor a command found on PATH"
         )
     check_command(argv)
@@ -102,16 +109,16 @@ def check_command(argv: list[str], folder: Path | None = None) -> None:
     if program is not None:
         path = program if program.is_absolute() else base / program
         if path.is_dir():
-            raise BotNameError(f"{excerpt(argv[0])} is a folder, not a program")
+            raise BotNameError(f"{excerpt(argv[0], 200)} is a folder, not a program")
         if path.exists() and not os.access(path, os.X_OK):
-            raise BotNameError(f"{excerpt(argv[0])} is not executable: run `chmod +x {argv[0]}`, or give its "
+            raise BotNameError(f"{excerpt(argv[0], 200)} is not executable: run `chmod +x {argv[0]}`, or give its "
                                "interpreter first (e.g. \"python3 mybot.py\")")
     for arg in argv[1:]:
         if arg.startswith("-") or not arg.endswith(SCRIPT_SUFFIXES):
             continue
         path = Path(arg) if Path(arg).is_absolute() else base / arg
         if not path.exists():
-            raise BotNameError(f"{excerpt(arg)} does not exist (looked in {base}); check the bot's path")
+            raise BotNameError(f"{excerpt(arg, 200)} does not exist (looked in {base}); check the bot's path")
 
 
 def _display_name(argv: list[str]) -> str:

@@ -15,7 +15,7 @@ import typer
 from rich.console import Console
 
 from arena.botnames import BotNameError, resolve_bot
-from arena.errors import ArenaError
+from arena.errors import ArenaError, excerpt
 from arena.games import GameError, get_game
 from arena.games.base import Game, State
 from arena.match import MAX_SEED
@@ -25,8 +25,8 @@ from arena.record import append_record, write_record
 from arena.referee import GameOutcome
 from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
 
-console = Console()
-errors = Console(stderr=True)
+console = Console(soft_wrap=True)
+errors = Console(stderr=True, soft_wrap=True)
 
 T = TypeVar("T")
 
@@ -162,6 +162,13 @@ def check_out_file(path: Path, option: str = "--out") -> None:
     """Before anything is played: the record file can be appended to, or created in an
     existing, writable folder; and an existing file looks like records, not something
     else that appending would spoil."""
+    try:
+        _check_out_file(path, option)
+    except OSError as exc:
+        raise fail(f"{option} {excerpt(str(path), 200)}: {exc.strerror or exc}; choose another path") from None
+
+
+def _check_out_file(path: Path, option: str) -> None:
     if path.is_dir():
         raise fail(f"{option} {path}: is a folder; give a file name such as {path / 'games.pgn'}")
     folder = path.parent

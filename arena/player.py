@@ -84,7 +84,10 @@ class BotPlayer:
                     "(raise --startup-time if the bot is slow to load)",
                 ) from None
             raise BotFault("startup-failure", fault.detail) from None
-        message = self._decode(line)
+        try:
+            message = self._decode(line)
+        except BotFault as fault:
+            raise BotFault("startup-failure", f"its answer to hello is malformed: {fault.detail}") from None
         if not isinstance(message, Ready):
             raise BotFault("startup-failure", f"expected a ready message, got {type(message).__name__.lower()}")
         self.ready = message

@@ -97,6 +97,10 @@ def _comment(elapsed: float, action: Action) -> str:
     return cap_comment(text)
 
 
+def _when(ply: int) -> str:
+    return "at start-up" if ply == 0 else f"at ply {ply}"
+
+
 def _is_legal(state: State, action: str) -> bool:
     """The rules' word on a bot's action; a GameError while checking means no."""
     try:
@@ -218,8 +222,9 @@ class Referee:
         self.cursor[seat] = len(events)
         return events[start:]
 
-    def _fault(self, seat: int, fault: BotFault) -> None:
-        self.faults.append(SeatFault(seat, fault.reason, fault.detail, len(self.plies) + 1))
+    def _fault(self, seat: int, fault: BotFault, at_start: bool = False) -> None:
+        ply = 0 if at_start else len(self.plies) + 1
+        self.faults.append(SeatFault(seat, fault.reason, fault.detail, ply))
         self.removed.add(seat)
         self.players[seat].kill()
 
@@ -302,7 +307,7 @@ class Referee:
                     raise BotFault("crash", "the bot was not running at the start of the game")
                 await player.send(message)
             except BotFault as fault:
-                self._fault(seat, fault)
+                self._fault(seat, fault, at_start=True)
 
     def _game_over_by_faults(self) -> bool:
         """A solo game ends when its only seat faults; two seats when either does; more
@@ -374,7 +379,7 @@ class Referee:
         ranks, scores = self._ranks()
         termination = self.faults[0].reason if self.faults else "normal"
         detail = "; ".join(
-            f"seat {f.seat} ({self.players[f.seat].name}) {f.reason} at ply {f.ply}: {f.detail}" for f in self.faults
+            f"seat {f.seat} ({self.players[f.seat].name}) {f.reason} {_when(f.ply)}: {f.detail}" for f in self.faults
         )
         tags = game_tags(setup, [p.name for p in self.players], ranks, scores, termination, detail, len(self.plies))
         record = GameRecord(tags=tags, plies=self.plies)

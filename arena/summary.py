@@ -32,7 +32,8 @@ def outcome_line(index: int, outcome: GameOutcome) -> str:
                 f"{record.tags.get('TerminationDetail', '')}")
     text = f"game {index + 1}: " + ", ".join(parts) + f"  [{outcome.termination}]"
     for fault in outcome.faults:
-        text += f"\n  seat {fault.seat} {fault.reason} at ply {fault.ply}: {fault.detail}"
+        when = "at start-up" if fault.ply == 0 else f"at ply {fault.ply}"
+        text += f"\n  seat {fault.seat} {fault.reason} {when}: {fault.detail}"
     return text
 
 

@@ -13,7 +13,6 @@ import json
 import math
 from dataclasses import dataclass
 from functools import lru_cache
-from pathlib import Path
 
 from arena.errors import excerpt
 from arena.games.base import GameError
@@ -179,11 +178,20 @@ def load_map(path: str) -> PlanetMap:
     """A map file: {"sides": {"q,r": [6 neighbours or null]}, "surface": [["q,r", side], ...]}
     ("surface" optional). GameError naming the file, the problem and the fix otherwise."""
     try:
-        data = json.loads(Path(path).read_text())
+        with open(path, "rb") as handle:
+            raw = handle.read(MAX_MAP_BYTES + 1)
     except OSError as exc:
-        raise GameError(f"map file {path}: cannot read it ({exc.strerror})") from None
+        raise GameError(f"map file {excerpt(str(path), 200)}: cannot read it ({exc.strerror})") from None
+    if len(raw) > MAX_MAP_BYTES:
+        raise GameError(f"map file {path}: larger than {MAX_MAP_BYTES} bytes; a map is a few KB")
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise GameError(f"map file {path}: not UTF-8 text") from None
     except json.JSONDecodeError as exc:
         raise GameError(f"map file {path}: not JSON ({exc.msg}, line {exc.lineno})") from None
+    except RecursionError:
+        raise GameError(f"map file {path}: JSON nested too deep") from None
     try:
         return _map_from_json(data)
     except GameError as exc:
@@ -205,6 +213,10 @@ def _map_from_json(data: object) -> PlanetMap:
             raise GameError("\"surface\" must be a list of [\"q,r\", side] pairs, side 0-5")
         pairs = [(str(s[0]), int(s[1])) for s in surface]
     return build_map(dict(data["sides"]), pairs)
+
+
+MAX_MAP_BYTES = 1 << 20
+"""Largest map file read."""
 
 
 def map_to_json(planet: PlanetMap) -> str:

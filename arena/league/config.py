@@ -220,7 +220,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         game.check_seats(seats, options)
     except GameError as exc:
         raise LeagueFileError(f"seats: {exc}") from None
-    bots = [_resolve_bot(i, entry, game, base) for i, entry in enumerate(raw.bots)]
+    bots = [_resolve_bot_entry(i, entry, game, base) for i, entry in enumerate(raw.bots)]
     names = [b.name for b in bots]
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -305,6 +305,15 @@ def _time(section: TimeSection) -> tuple[TimeControl, Timing]:
     return tc, timing
 
 
+def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec:
+    """_resolve_bot, with the file system's refusals (a name too long...) as messages."""
+    try:
+        return _resolve_bot(index, entry, game, base)
+    except OSError as exc:
+        raise LeagueFileError(f"bots[{index}]: {exc.strerror or exc} for one of its paths; "
+                              "check its command and cwd") from None
+
+
 def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec:
     """A BotSpec from a bot entry: a shipped short name, a command line or an argv
     list; relative paths are taken from the bot's cwd (itself relative to the file)."""
@@ -346,13 +355,13 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
     if "/" in program or program.endswith(".py"):
         path = cwd / program
         if not path.exists():
-            raise LeagueFileError(f"{key}.command: {excerpt(program)} does not exist in {cwd.name}/ "
+            raise LeagueFileError(f"{key}.command: {excerpt(program, 200)} does not exist in {cwd.name}/ "
                                   "(relative paths start at the bot's cwd, or the league file's folder)")
         argv[0] = str(path)
         if program.endswith(".py"):
             argv.insert(0, sys.executable)
     elif shutil.which(program) is None:
-        raise LeagueFileError(f"{key}.command: {excerpt(program)} is not a shipped bot "
+        raise LeagueFileError(f"{key}.command: {excerpt(program, 200)} is not a shipped bot "
                               f"({', '.join(shipped_names(game.id))}) nor a program on PATH")
     try:
         check_command(argv, cwd)

@@ -134,7 +134,8 @@ class LeagueStore:
             try:
                 yield self.db
             except BaseException:
-                self.db.execute("ROLLBACK")
+                if self.db.in_transaction:  # SQLite rolls back by itself on a full disk
+                    self.db.execute("ROLLBACK")
                 raise
             self.db.execute("COMMIT")
         except sqlite3.Error as exc:
