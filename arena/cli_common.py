@@ -16,6 +16,7 @@ from rich.console import Console
 
 from arena.botnames import BotNameError, resolve_bot
 from arena.errors import ArenaError, excerpt
+from arena.files import FolderError, writable_folder
 from arena.games import GameError, get_game
 from arena.games.base import Game, State
 from arena.match import MAX_SEED
@@ -193,14 +194,9 @@ def _check_out_file(path: Path, option: str) -> None:
 def prepare_log_dir(path: Path) -> Path:
     """Create the bots' log folder (and its parents) before anything is played."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise fail(f"--log-dir {path}: is a file; give a folder") from None
-    except OSError as exc:
-        raise fail(f"--log-dir {path}: cannot create it ({exc.strerror}); choose another folder") from None
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise fail(f"--log-dir {path}: the folder is not writable; choose another folder")
-    return path
+        return writable_folder(path)
+    except FolderError as exc:
+        raise fail(f"--log-dir {path}: the folder {exc}; choose another folder") from None
 
 
 ERRORS_LOG = "arena-errors.log"

@@ -4,6 +4,7 @@ changed or lost."""
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import sqlite3
@@ -150,12 +151,38 @@ def test_a_full_disk_stops_the_league_cleanly_and_it_resumes(tmp_path: Path, mon
     assert cli("verify", str(league.records)).exit_code == 0
 
 
+def test_a_full_disk_for_the_records_file_stops_the_league_and_it_resumes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.league import runner as runner_module
+
+    appended: list[int] = []
+    original = runner_module.append_record
+
+    def third_fails(path: Path, record: object) -> None:
+        if len(appended) == 2:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+        appended.append(1)
+        original(path, record)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(runner_module, "append_record", third_fails)
+    path = league_file(tmp_path)
+    result = cli("league", "run", str(path), "-q")
+    assert result.exit_code == 2
+    assert "No space left on device); every finished game is stored in" in one_line(result)
+    league = load_league(path)
+    assert len(read_record_file(league.records)) == 2
+    monkeypatch.setattr(runner_module, "append_record", original)
+    assert cli("league", "run", str(path), "-q").exit_code == 0
+    assert len(read_record_file(league.records)) == 6
+    assert cli("verify", str(league.records)).exit_code == 0
+
+
 def test_a_torn_last_game_with_the_right_count_is_rebuilt(tmp_path: Path) -> None:
     path = finished_league(tmp_path)
     league = load_league(path)
     text = league.records.read_text()
     league.records.write_text(text[:-12])  # the last game's move text cut short: still 6 games
-    assert len(read_record_file(league.records)) == 6 or True
+    assert len(read_record_file(league.records)) == 6
     result = cli("league", "run", str(path), "-q")
     assert result.exit_code == 0 and "warning" not in result.output
     assert league.records.read_text() == text
@@ -179,7 +206,7 @@ def test_the_output_folder_being_a_file_is_a_clear_error(tmp_path: Path) -> None
     path = league_file(tmp_path, 'output = "taken"')
     (tmp_path / "taken").write_text("mine")
     result = cli("league", "run", str(path))
-    assert result.exit_code == 2 and "is a file; set another output folder" in one_line(result)
+    assert result.exit_code == 2 and "is a file, not a folder; set another output folder" in one_line(result)
     assert (tmp_path / "taken").read_text() == "mine"
 
 
@@ -208,7 +235,7 @@ def test_out_naming_a_file_that_holds_no_records_is_refused(tmp_path: Path) -> N
 def test_a_log_dir_that_cannot_be_created_is_refused(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     result = cli("play", "btt", "random", "random", "--log-dir", str(tmp_path / "file" / "logs"))
-    assert result.exit_code == 2 and "--log-dir" in result.output and "cannot create it" in one_line(result)
+    assert result.exit_code == 2 and "--log-dir" in result.output and "cannot be created" in one_line(result)
 
 
 @pytest.mark.parametrize("command", ["verify", "replay"])

@@ -1,5 +1,5 @@
-"""Fuzzing the three readers of untrusted input with hypothesis: a bot's lines, record
-files, league files. Each must answer every input with its own typed error or a value,
+"""Fuzzing the readers of untrusted input with hypothesis: a bot's lines, record files,
+league files and the command line. Each must answer every input with its own typed error or a value,
 never another exception. A few hundred examples per target run by default; `pytest -m
 slow` runs 20,000 per target."""
 
@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from typer.testing import CliRunner
 
+from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
 from arena.record import RecordSyntaxError, iter_record_file, read_records, write_record
 from arena.replay import verify
@@ -50,41 +53,6 @@ def check_bot_line(line: bytes) -> None:
         assert len(str(exc)) < 400
         return
     assert isinstance(message, Action | Ready)
-
-
-@FEW
-@given(st.binary(max_size=300))
-def test_any_bytes_from_a_bot_decode_or_are_a_protocol_error(line: bytes) -> None:
-    check_bot_line(line)
-
-
-@FEW
-@given(message_like)
-def test_any_json_shaped_line_decodes_or_is_a_protocol_error(value: dict[str, Any]) -> None:
-    check_bot_line(json.dumps(value).encode())
-    check_bot_line(json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass"))
-
-
-@FEW
-@given(st.integers(0, 3000), st.sampled_from(["[", "{"]), st.binary(max_size=5))
-def test_nesting_at_any_depth_decodes_or_is_a_protocol_error(depth: int, opener: str, noise: bytes) -> None:
-    body = nested(depth, opener)
-    check_bot_line(b'{"type":"action","action":"a","x":' + body + b"}")
-    check_bot_line(body + noise)
-
-
-@pytest.mark.slow
-@MANY
-@given(st.binary(max_size=300))
-def test_any_bytes_from_a_bot_many(line: bytes) -> None:
-    check_bot_line(line)
-
-
-@pytest.mark.slow
-@MANY
-@given(message_like)
-def test_any_json_shaped_line_many(value: dict[str, Any]) -> None:
-    check_bot_line(json.dumps(value).encode())
 
 
 # ---- record files -----------------------------------------------------------------------------
@@ -127,51 +95,6 @@ def mutate(text: str, data: st.DataObject) -> str:
         cut = data.draw(st.integers(0, 5))
         text = text[:pos] + data.draw(record_tokens | st.text(max_size=3)) + text[pos + cut:]
     return text
-
-
-@FEW
-@given(st.text(max_size=200))
-def test_any_text_reads_as_records_or_is_a_syntax_error(text: str) -> None:
-    check_record_text(text)
-
-
-@FEW
-@given(record_like)
-def test_record_shaped_text_reads_or_is_a_syntax_error(text: str) -> None:
-    check_record_text(text)
-
-
-@FEW
-@given(st.data())
-def test_a_mutated_record_reads_and_verifies_or_is_a_syntax_error(data: st.DataObject) -> None:
-    check_record_text(mutate(GOOD, data))
-
-
-@FEW
-@given(st.binary(max_size=300))
-def test_any_bytes_as_a_record_file_read_or_name_line_and_column(data: bytes) -> None:
-    with tempfile.TemporaryDirectory() as folder:
-        path = Path(folder) / "fuzz.pgn"
-        path.write_bytes(data)
-        try:
-            for game in iter_record_file(path):
-                verify(game)
-        except RecordSyntaxError as exc:
-            assert str(exc).startswith(str(path)) and exc.line >= 1 and exc.column >= 1
-
-
-@pytest.mark.slow
-@MANY
-@given(st.data())
-def test_a_mutated_record_many(data: st.DataObject) -> None:
-    check_record_text(mutate(GOOD, data))
-
-
-@pytest.mark.slow
-@MANY
-@given(record_like)
-def test_record_shaped_text_many(text: str) -> None:
-    check_record_text(text)
 
 
 # ---- league files -----------------------------------------------------------------------------
@@ -229,32 +152,6 @@ def league_text(value: dict[str, Any]) -> bytes:
     return "\n".join(lines).encode("utf-8", "surrogatepass")
 
 
-@FEW
-@given(st.binary(max_size=200))
-def test_any_bytes_as_a_league_file_load_or_are_a_league_file_error(data: bytes) -> None:
-    check_league_text(data)
-
-
-@FEW
-@given(league_like)
-def test_league_shaped_files_load_or_are_a_league_file_error(value: dict[str, Any]) -> None:
-    check_league_text(league_text(value))
-
-
-@pytest.mark.slow
-@MANY
-@given(league_like)
-def test_league_shaped_files_many(value: dict[str, Any]) -> None:
-    check_league_text(league_text(value))
-
-
-@pytest.mark.slow
-@MANY
-@given(st.binary(max_size=200))
-def test_any_bytes_as_a_league_file_many(data: bytes) -> None:
-    check_league_text(data)
-
-
 # ---- the command line -------------------------------------------------------------------------
 
 cli_words = st.sampled_from([
@@ -265,16 +162,64 @@ cli_words = st.sampled_from([
 ]) | st.text(max_size=10)
 cli_commands = st.sampled_from([["legal"], ["perft"], ["replay"], ["verify"], ["games"], ["league", "table"]])
 
+def check_record_file(data: bytes) -> None:
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "fuzz.pgn"
+        path.write_bytes(data)
+        try:
+            for game in iter_record_file(path):
+                verify(game)
+        except RecordSyntaxError as exc:
+            assert str(exc).startswith(str(path)) and exc.line >= 1 and exc.column >= 1
 
-@FEW
-@given(cli_commands, st.lists(cli_words, max_size=6))
-def test_no_command_line_ends_in_a_traceback(command: list[str], words: list[str]) -> None:
-    from typer.testing import CliRunner
 
-    from arena.cli import app
+def check_nesting(depth: int, opener: str, noise: bytes) -> None:
+    check_bot_line(b'{"type":"action","action":"a","x":' + nested(depth, opener) + b"}")
+    check_bot_line(nested(depth, opener) + noise)
 
+
+def check_command_line(command: list[str], words: list[str]) -> None:
     if command == ["perft"]:
         words = [*words[:1], "1", *words[1:]]
     result = CliRunner().invoke(app, [*command, *words])
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code in (0, 1, 2)
+
+
+# ---- the targets --------------------------------------------------------------------------------
+
+TARGETS: dict[str, tuple[Callable[..., None], tuple[st.SearchStrategy[Any], ...]]] = {
+    "bot line: any bytes": (check_bot_line, (st.binary(max_size=300),)),
+    "bot line: JSON-shaped": (lambda value: check_bot_line(json.dumps(value).encode()), (message_like,)),
+    "bot line: unescaped UTF-8": (lambda value: check_bot_line(
+        json.dumps(value, ensure_ascii=False).encode("utf-8", "surrogatepass")), (message_like,)),
+    "bot line: nesting": (check_nesting, (st.integers(0, 3000), st.sampled_from(["[", "{"]), st.binary(max_size=5))),
+    "records: any text": (check_record_text, (st.text(max_size=200),)),
+    "records: record-shaped text": (check_record_text, (record_like,)),
+    "records: a mutated record": (lambda data: check_record_text(mutate(GOOD, data)), (st.data(),)),
+    "records: any bytes as a file": (check_record_file, (st.binary(max_size=300),)),
+    "league file: any bytes": (check_league_text, (st.binary(max_size=200),)),
+    "league file: league-shaped": (lambda value: check_league_text(league_text(value)), (league_like,)),
+    "command line": (check_command_line, (cli_commands, st.lists(cli_words, max_size=6))),
+}
+"""Each reader of untrusted input, with the strategies that feed it."""
+
+SLOW_TARGETS = ["bot line: any bytes", "bot line: JSON-shaped", "records: record-shaped text",
+                "records: a mutated record", "league file: any bytes", "league file: league-shaped"]
+"""The targets run with 20,000 examples each by `pytest -m slow`."""
+
+
+def fuzz(target: str, examples: settings) -> None:
+    check, strategies = TARGETS[target]
+    examples(given(*strategies)(check))()
+
+
+@pytest.mark.parametrize("target", TARGETS)
+def test_fuzzing_finds_nothing(target: str) -> None:
+    fuzz(target, FEW)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("target", SLOW_TARGETS)
+def test_fuzzing_finds_nothing_in_20000_examples(target: str) -> None:
+    fuzz(target, MANY)

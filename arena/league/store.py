@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.files import FolderError, writable_folder
 from arena.league.schedule import ScheduledGame
 from arena.record import GameRecord, write_record
 
@@ -234,10 +235,9 @@ class LeagueStore:
         that holds anything else is first kept as `<name>.orig-<time>`, whose path is
         returned so the caller can say so."""
         expected = "\n".join(self.record_texts()).encode("utf-8")
-        try:
-            current = path.read_bytes() if path.exists() else b""
-        except IsADirectoryError:
-            raise LeagueStoreError(f"{path} is a folder; the league writes its records there: move it away") from None
+        if (path.exists() or path.is_symlink()) and not path.is_file():
+            raise LeagueStoreError(f"{path} is not a regular file; the league writes its records there: move it away")
+        current = path.read_bytes() if path.exists() else b""
         if current == expected:
             return None
         kept: Path | None = None
@@ -258,14 +258,9 @@ class LeagueStore:
 
 def _check_folder(folder: Path) -> None:
     try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except FileExistsError:
-        raise LeagueStoreError(f"the output folder {folder} is a file; set another output folder") from None
-    except OSError as exc:
-        raise LeagueStoreError(f"cannot create the output folder {folder} ({exc.strerror}); "
-                               "set another output folder") from None
-    if not os.access(folder, os.W_OK | os.X_OK):
-        raise LeagueStoreError(f"the output folder {folder} is not writable; set another output folder")
+        writable_folder(folder)
+    except FolderError as exc:
+        raise LeagueStoreError(f"the output folder {folder} {exc}; set another output folder") from None
 
 
 def _has_content(path: Path) -> bool:
