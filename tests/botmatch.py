@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import trio
 
-from arena.botnames import resolve_bot
 from arena.games import get_game
-from arena.match import MatchConfig, MatchResult, play_match
-from arena.timecontrol import TimeControl
+from arena.referee.botnames import resolve_bot
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.timecontrol import TimeControl
 
 
 def match(game_id: str, bots: list[str], games: int, per_move: float, seed: int = 1,

@@ -6,10 +6,10 @@ import pytest
 
 from arena.games import TERMINAL, GameError, IllegalAction, get_game
 from arena.games.blox import BloxState
-from arena.perft import perft
-from arena.record import read_records, write_records
+from arena.games.perft import perft
+from arena.records.record import read_records, write_records
+from arena.records.replay import verify
 from arena.render.blox import render_blox, text_blox, text_blox_level
-from arena.replay import verify
 from tests.test_selfplay import random_game_record
 
 GAME = get_game("blox")

@@ -8,10 +8,10 @@ import random
 
 import pytest
 
+from arena.cli.summary import totals
 from arena.games import get_game
 from arena.games.blox import BloxState
-from arena.replay import verify
-from arena.summary import totals
+from arena.records.replay import verify
 from bots.blox_greedy import choose_action
 from bots.blox_plan import UNREACHABLE, node_action, plan_for
 from bots.blox_search import choose_action as search_action

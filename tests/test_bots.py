@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.botnames import BotNameError, resolve_bot
 from arena.games import get_game
-from arena.match import MatchConfig, play_match
-from arena.process import BotSpec, processes_in_group
-from arena.replay import verify
-from arena.timecontrol import TimeControl
+from arena.records.replay import verify
+from arena.referee.botnames import BotNameError, resolve_bot
+from arena.referee.match import MatchConfig, play_match
+from arena.referee.process import BotSpec, processes_in_group
+from arena.referee.timecontrol import TimeControl
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 

@@ -20,7 +20,7 @@ from arena.cli import app
 from arena.league import store as store_module
 from arena.league.config import load_league
 from arena.league.store import LeagueStore
-from arena.record import read_record_file, write_record
+from arena.records.record import read_record_file, write_record
 
 runner = CliRunner()
 
@@ -409,7 +409,7 @@ def test_play_without_a_log_dir_leaves_no_folder_behind(tmp_path: Path, monkeypa
 
 
 def test_a_game_the_arena_fails_is_void_retried_then_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import referee
+    from arena.referee import referee
 
     original = referee.Referee._record_ply
 
@@ -438,7 +438,7 @@ def test_a_game_the_arena_fails_is_void_retried_then_reported(tmp_path: Path, mo
 
 def test_play_reports_a_void_game_and_keeps_it_out_of_the_records(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import referee
+    from arena.referee import referee
 
     original = referee.Referee._record_ply
 

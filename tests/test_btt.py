@@ -23,7 +23,7 @@ from arena.games.btt import (
     geometry,
     square_names,
 )
-from arena.perft import perft
+from arena.games.perft import perft
 from arena.render.btt import render_btt, text_btt
 from bots.btt_greedy import choose_action
 from bots.tracking import TrackedGame

@@ -7,7 +7,7 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.record import read_record_file, write_records
+from arena.records.record import read_record_file, write_records
 
 runner = CliRunner()
 
@@ -95,7 +95,7 @@ def test_demo_runs_a_league_per_game_and_plays_afresh(tmp_path: Path) -> None:
     out_dir = tmp_path / "demo"
     code, out = invoke("demo", "--out", str(out_dir))
     assert code == 0, out
-    from arena.demo import demo_leagues
+    from arena.cli.demo import demo_leagues
     from arena.league.schedule import build_schedule
 
     leagues = demo_leagues(out_dir, 1)
@@ -130,7 +130,7 @@ def test_watch_draws_the_board_after_every_turn() -> None:
 
 
 def test_bench_engine_and_league_parts_report_every_game() -> None:
-    import arena.bench_games as bench_games
+    import arena.bench.games as bench_games
     from arena.games import GAMES
 
     figures = bench_games.engine_figures(GAMES["btt"], budget_s=0.05)

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
-from arena.record import RecordSyntaxError, iter_record_file, read_records, write_record
-from arena.replay import verify
+from arena.records.record import RecordSyntaxError, iter_record_file, read_records, write_record
+from arena.records.replay import verify
 from protocol.codec import ProtocolError, decode_bot
 from protocol.messages import Action, Ready
 

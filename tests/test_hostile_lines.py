@@ -14,17 +14,17 @@ import pytest
 import trio
 from typer.testing import CliRunner
 
-from arena.botnames import resolve_bot
 from arena.cli import app
 from arena.games import GAMES, get_game
 from arena.games.base import IllegalAction
 from arena.games.btt import BTT, BTTState
-from arena.match import MatchConfig, MatchResult, play_match
-from arena.player import Timing
-from arena.process import BotSpec, processes_in_group
-from arena.record import read_record_file, write_record
-from arena.replay import state_at, verify
-from arena.timecontrol import TimeControl
+from arena.records.record import read_record_file, write_record
+from arena.records.replay import state_at, verify
+from arena.referee.botnames import resolve_bot
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.player import Timing
+from arena.referee.process import BotSpec, processes_in_group
+from arena.referee.timecontrol import TimeControl
 
 HOSTILE = [
     ("bad_utf8", {}, "malformed", "not UTF-8 text: byte 0xff"),

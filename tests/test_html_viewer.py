@@ -12,9 +12,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import GAMES
-from arena.html_viewer import viewer_html
-from arena.record import append_record
-from arena.replay import turn_frames
+from arena.records.record import append_record
+from arena.records.replay import turn_frames
+from arena.records.viewer import viewer_html
 from tests.test_selfplay import random_game_record
 
 SMALL = {"roots": {"radius": "3"}, "blox": {"width": "8", "height": "8"}}

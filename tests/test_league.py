@@ -17,8 +17,8 @@ from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
 from arena.league.runner import open_league
 from arena.league.schedule import build_schedule, work_units
-from arena.record import read_record_file
-from arena.replay import verify
+from arena.records.record import read_record_file
+from arena.records.replay import verify
 
 runner = CliRunner()
 

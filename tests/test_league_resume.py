@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.record import read_record_file
-from arena.replay import verify
+from arena.records.record import read_record_file
+from arena.records.replay import verify
 
 ROOT = Path(__file__).resolve().parent.parent
 

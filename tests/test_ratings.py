@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from arena.ratings import PairResult, elo_fit, openskill_ratings
-from arena.sprt import PairStats, SprtParameters, elo_of_score, expected_score
+from arena.stats.ratings import PairResult, elo_fit, openskill_ratings
+from arena.stats.sprt import PairStats, SprtParameters, elo_of_score, expected_score
 
 ELO = 400 / math.log(10)
 

@@ -11,7 +11,7 @@ import pytest
 
 from arena.games import GAMES
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Option, Result, State, competition_ranks
-from arena.record import (
+from arena.records.record import (
     LINE_WIDTH,
     GameRecord,
     Ply,
@@ -26,7 +26,7 @@ from arena.record import (
     write_record,
     write_records,
 )
-from arena.replay import Problem, ReplayError, replay, state_at, verify
+from arena.records.replay import Problem, ReplayError, replay, state_at, verify
 
 # ---- a tiny game with multi-decision turns and chance -----------------------------------
 

@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.botnames import resolve_bot
 from arena.games import get_game
-from arena.match import MatchConfig, MatchResult, play_match
-from arena.player import Timing
-from arena.process import PIDS_CGROUPS, BotSpec, Limits, processes_in_group
-from arena.replay import verify
-from arena.timecontrol import TimeControl
+from arena.records.replay import verify
+from arena.referee.botnames import resolve_bot
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.player import Timing
+from arena.referee.process import PIDS_CGROUPS, BotSpec, Limits, processes_in_group
+from arena.referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -164,7 +164,7 @@ def test_game_clock_runs_down_and_flags(
 
 def test_an_exception_in_the_referee_voids_that_game_alone_and_kills_its_bots(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena import referee
+    from arena.referee import referee
 
     seen: list[int] = []
     original = referee.Referee._record_ply

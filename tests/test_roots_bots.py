@@ -8,8 +8,8 @@ import random
 
 import pytest
 
-from arena.replay import verify
-from arena.summary import totals
+from arena.cli.summary import totals
+from arena.records.replay import verify
 from bots.roots_greedy import choose_action
 from tests.botmatch import match
 from tests.test_roots import play, ready, three_in_a_row

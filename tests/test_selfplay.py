@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import CHANCE, TERMINAL, get_game
-from arena.record import GameRecord, Ply, append_record, read_record_file, turn_numbers, write_records
-from arena.referee import GameSetup, game_tags
-from arena.timecontrol import TimeControl
+from arena.records.record import GameRecord, Ply, append_record, read_record_file, turn_numbers, write_records
+from arena.referee.referee import GameSetup, game_tags
+from arena.referee.timecontrol import TimeControl
 
 
 def random_game_record(game_id: str, seats: int, seed: int, options: dict[str, str]) -> GameRecord:

@@ -9,11 +9,11 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import CHANCE, TERMINAL, IllegalAction, get_game
+from arena.games.perft import perft
 from arena.games.the_tree import TILES, Move, TheTreeState, Tile, fits_above, tile_name
-from arena.perft import perft
-from arena.record import read_records, write_records
+from arena.records.record import read_records, write_records
+from arena.records.replay import verify
 from arena.render.the_tree import render_the_tree, symbol, text_the_tree
-from arena.replay import verify
 from tests.test_selfplay import random_game_record
 
 GAME = get_game("the-tree")

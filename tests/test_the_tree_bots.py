@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from arena.replay import verify
-from arena.summary import totals
+from arena.cli.summary import totals
+from arena.records.replay import verify
 from tests.botmatch import match
 
 

@@ -24,10 +24,10 @@ import trio
 
 from arena.games import CHANCE, get_game
 from arena.games.the_tree import HAND, TheTreeState, parse_deal, parse_placement, tile_name, tile_of
-from arena.match import MatchConfig, PlannedGame, play_match, seating
-from arena.process import BotSpec
-from arena.record import GameRecord
-from arena.timecontrol import TimeControl
+from arena.records.record import GameRecord
+from arena.referee.match import MatchConfig, PlannedGame, play_match, seating
+from arena.referee.process import BotSpec
+from arena.referee.timecontrol import TimeControl
 
 RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
 GAME = get_game("the-tree")

@@ -9,11 +9,11 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import TERMINAL, IllegalAction, get_game
+from arena.games.perft import perft
 from arena.games.treeblox import DARK, FINAL, LIGHT, MAIN, OVER, TreebloxState
-from arena.perft import perft
-from arena.record import read_records, write_records
+from arena.records.record import read_records, write_records
+from arena.records.replay import verify
 from arena.render.treeblox import render_treeblox, text_treeblox
-from arena.replay import verify
 from tests.test_selfplay import random_game_record
 
 GAME = get_game("treeblox")

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from arena.match import MatchResult
-from arena.replay import verify
-from arena.summary import totals
+from arena.cli.summary import totals
+from arena.records.replay import verify
+from arena.referee.match import MatchResult
 from tests.botmatch import match as bot_match
 
 

@@ -14,13 +14,13 @@ from typing import Literal
 
 import msgspec
 
-from arena.botnames import BotNameError, check_command, resolve_bot, shipped_names
 from arena.errors import ArenaError, excerpt
 from arena.games import Game, GameError, get_game
-from arena.match import MAX_SEED
-from arena.player import Timing
-from arena.process import BotSpec, Limits
-from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
+from arena.referee.botnames import BotNameError, check_command, resolve_bot, shipped_names
+from arena.referee.match import MAX_SEED
+from arena.referee.player import Timing
+from arena.referee.process import BotSpec, Limits
+from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 Scalar = str | int | float | bool
 

@@ -15,10 +15,10 @@ from arena.errors import ArenaError
 from arena.league.config import League
 from arena.league.schedule import ScheduledGame, build_schedule, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
-from arena.match import MatchConfig, PlannedGame, play_match
-from arena.process import BotSpec
-from arena.record import append_record
-from arena.referee import GameOutcome
+from arena.records.record import append_record
+from arena.referee.match import MatchConfig, PlannedGame, play_match
+from arena.referee.process import BotSpec
+from arena.referee.referee import GameOutcome
 
 
 @dataclass

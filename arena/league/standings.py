@@ -13,8 +13,8 @@ from typing import Any
 from rich.table import Table
 
 from arena.league.store import StoredGame
-from arena.ratings import PairResult, Rating, elo_fit, openskill_ratings
-from arena.tally import ResultTally
+from arena.stats.ratings import PairResult, Rating, elo_fit, openskill_ratings
+from arena.stats.tally import ResultTally
 
 FAULT_KINDS = {
     "time-out": "time-outs",

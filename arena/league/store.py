@@ -29,7 +29,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.files import FolderError, writable_folder
 from arena.league.schedule import ScheduledGame
-from arena.record import GameRecord, write_record
+from arena.records.record import GameRecord, write_record
 
 TABLES = {
     "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",

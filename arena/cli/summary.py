@@ -8,9 +8,9 @@ from rich.table import Table
 
 from arena.games import GAMES
 from arena.games.base import Game
-from arena.match import MatchResult
-from arena.referee import GameOutcome
-from arena.tally import ResultTally
+from arena.referee.match import MatchResult
+from arena.referee.referee import GameOutcome
+from arena.stats.tally import ResultTally
 
 
 def _score(value: float) -> str:

@@ -17,10 +17,10 @@ from datetime import date
 import trio
 
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, State, competition_ranks
-from arena.player import BotPlayer
-from arena.process import BotFault
-from arena.record import GameRecord, Ply, format_ranks, format_scores
-from arena.timecontrol import TimeControl
+from arena.records.record import GameRecord, Ply, format_ranks, format_scores
+from arena.referee.player import BotPlayer
+from arena.referee.process import BotFault
+from arena.referee.timecontrol import TimeControl
 from protocol.messages import Action, Clock, End, Event, Request, ResultInfo, Start
 
 

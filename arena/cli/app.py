@@ -13,7 +13,7 @@ import typer
 from rich.table import Table
 
 from arena import __version__
-from arena.cli_common import (
+from arena.cli.common import (
     ERRORS_LOG,
     ClockArg,
     GraceArg,
@@ -39,18 +39,18 @@ from arena.cli_common import (
     save_record,
     time_settings,
 )
+from arena.cli.summary import match_table, outcome_line
 from arena.errors import ArenaError
 from arena.games import GAMES, TERMINAL, GameError
 from arena.games.base import CHANCE, State
-from arena.html_viewer import viewer_html
-from arena.match import MatchConfig, MatchResult, play_match
-from arena.perft import apply_actions, perft
-from arena.process import BotSpec, Limits
-from arena.record import GameRecord, RecordSyntaxError, iter_record_file
-from arena.referee import GameOutcome
+from arena.games.perft import apply_actions, perft
+from arena.records.record import GameRecord, RecordSyntaxError, iter_record_file
+from arena.records.replay import ReplayError, state_at, turn_frames, verify
+from arena.records.viewer import viewer_html
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.process import BotSpec, Limits
+from arena.referee.referee import GameOutcome
 from arena.render import ViewError, render_state
-from arena.replay import ReplayError, state_at, turn_frames, verify
-from arena.summary import match_table, outcome_line
 
 app = typer.Typer(
     rich_markup_mode="markdown",
@@ -368,8 +368,8 @@ def demo_command(
 ) -> None:
     """A short round-robin league of the bundled bots (random, greedy, search) in every
     game, with live standings; records and databases go to --out."""
-    from arena.cli_league import print_tables, run_league
-    from arena.demo import clear_demo_output, demo_leagues
+    from arena.cli.demo import clear_demo_output, demo_leagues
+    from arena.cli.league import print_tables, run_league
     from arena.league.config import LeagueFileError
 
     if games % 2:
@@ -410,15 +410,15 @@ def bench_command(
         if part not in BENCH_PARTS:
             raise fail(f"--only {part!r}: choose from {', '.join(BENCH_PARTS)}")
     if "referee" in parts:
-        from arena.bench import run_bench
+        from arena.bench.referee import run_bench
 
         run_bench(console, decisions)
     if "engines" in parts:
-        from arena.bench_games import engine_table
+        from arena.bench.games import engine_table
 
         console.print(engine_table(console))
     if "league" in parts:
-        from arena.bench_league import league_table
+        from arena.bench.league import league_table
 
         console.print(league_table(league_games + league_games % 2))
 
@@ -439,8 +439,8 @@ def main() -> None:
 
 
 def _register_subcommands() -> None:
-    from arena.cli_league import league_app
-    from arena.cli_match import match_command
+    from arena.cli.league import league_app
+    from arena.cli.match import match_command
 
     app.add_typer(league_app, name="league")
     app.command("match")(match_command)

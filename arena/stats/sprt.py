@@ -13,7 +13,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from arena.ratings import Z95
+from arena.stats.ratings import Z95
 
 PAIR_OUTCOMES = 5
 """Pentanomial categories: B scored 0, 0.5, 1, 1.5 or 2 points over the pair."""

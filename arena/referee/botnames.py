@@ -11,9 +11,9 @@ import sys
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
-from arena.process import BotSpec
+from arena.referee.process import BotSpec
 
-BOTS_DIR = Path(__file__).resolve().parent.parent / "bots"
+BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 
 SHIPPED: dict[str, str] = {
     "random": "random_bot.py",

@@ -14,17 +14,17 @@ import trio
 import typer
 from rich.console import Console
 
-from arena.botnames import BotNameError, resolve_bot
 from arena.errors import ArenaError, excerpt
 from arena.files import FolderError, writable_folder
 from arena.games import GameError, get_game
 from arena.games.base import Game, State
-from arena.match import MAX_SEED
-from arena.player import Timing
-from arena.process import BotSpec
-from arena.record import append_record, write_record
-from arena.referee import GameOutcome
-from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
+from arena.records.record import append_record, write_record
+from arena.referee.botnames import BotNameError, resolve_bot
+from arena.referee.match import MAX_SEED
+from arena.referee.player import Timing
+from arena.referee.process import BotSpec
+from arena.referee.referee import GameOutcome
+from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 console = Console(soft_wrap=True)
 errors = Console(stderr=True, soft_wrap=True)

@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import typer
 from rich.live import Live
 
-from arena.cli_common import console, errors, fail, run_trio
+from arena.cli.common import console, errors, fail, run_trio
 from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView

@@ -12,7 +12,7 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from arena.cli_common import (
+from arena.cli.common import (
     ClockArg,
     GraceArg,
     OptionArg,
@@ -31,11 +31,11 @@ from arena.cli_common import (
     save_record,
     time_settings,
 )
+from arena.cli.summary import match_table
 from arena.errors import ArenaError, excerpt
-from arena.match import MatchConfig, play_match
-from arena.referee import GameOutcome
-from arena.sprt import PairStats, SprtParameters
-from arena.summary import match_table
+from arena.referee.match import MatchConfig, play_match
+from arena.referee.referee import GameOutcome
+from arena.stats.sprt import PairStats, SprtParameters
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")
 SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s/]*$")

@@ -14,7 +14,7 @@ from pathlib import Path
 import trio
 
 from arena import __version__
-from arena.process import BotFault, BotProcess, BotSpec, Limits
+from arena.referee.process import BotFault, BotProcess, BotSpec, Limits
 from protocol import PROTOCOL_VERSION
 from protocol.codec import ProtocolError, decode_bot, encode
 from protocol.messages import Action, End, Hello, Quit, Ready, Request, Start

@@ -20,13 +20,13 @@ import trio
 from rich.console import Console
 from rich.table import Table
 
-from arena.botnames import BOTS_DIR, resolve_bot
 from arena.games import get_game
-from arena.match import MatchConfig, MatchResult, play_match
-from arena.player import BotPlayer, Timing
-from arena.process import BotSpec, Limits
-from arena.record import GameRecord
-from arena.timecontrol import TimeControl
+from arena.records.record import GameRecord
+from arena.referee.botnames import BOTS_DIR, resolve_bot
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.player import BotPlayer, Timing
+from arena.referee.process import BotSpec, Limits
+from arena.referee.timecontrol import TimeControl
 from protocol.codec import encode
 from protocol.messages import Clock, Event, Request
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
-from arena.record import GameRecord, Ply, format_ranks, format_scores, parse_ranks, parse_scores, turn_numbers
+from arena.records.record import GameRecord, Ply, format_ranks, format_scores, parse_ranks, parse_scores, turn_numbers
 
 __all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "turn_frames", "verify"]
 

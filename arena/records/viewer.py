@@ -14,9 +14,9 @@ import re
 
 from rich.console import Console
 
-from arena.record import GameRecord
+from arena.records.record import GameRecord
+from arena.records.replay import turn_frames
 from arena.render import render_state
-from arena.replay import turn_frames
 
 WIDTH = 160
 """Console width for the frames: wide enough that no board is wrapped."""

@@ -15,10 +15,10 @@ from pathlib import Path
 import trio
 
 from arena.games.base import Game
-from arena.player import BotPlayer, Timing
-from arena.process import BotFault, BotSpec, Limits
-from arena.referee import GameOutcome, GameSetup, Referee, Watcher, void_outcome
-from arena.timecontrol import TimeControl
+from arena.referee.player import BotPlayer, Timing
+from arena.referee.process import BotFault, BotSpec, Limits
+from arena.referee.referee import GameOutcome, GameSetup, Referee, Watcher, void_outcome
+from arena.referee.timecontrol import TimeControl
 
 
 @dataclass(frozen=True)
