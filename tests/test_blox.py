@@ -7,8 +7,9 @@ import pytest
 from arena.games import TERMINAL, GameError, IllegalAction, get_game
 from arena.games.blox import BloxState
 from arena.games.perft import perft
-from arena.records.record import read_records, write_records
+from arena.records.reader import read_records
 from arena.records.replay import verify
+from arena.records.writer import write_records
 from arena.render.blox import render_blox, text_blox, text_blox_level
 from tests.test_selfplay import random_game_record
 

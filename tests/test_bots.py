@@ -14,7 +14,8 @@ from arena.games import get_game
 from arena.records.replay import verify
 from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.process import BotSpec, processes_in_group
+from arena.referee.process import processes_in_group
+from arena.referee.spec import BotSpec
 from arena.referee.timecontrol import TimeControl
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"

@@ -20,7 +20,9 @@ from arena.cli import app
 from arena.league import store as store_module
 from arena.league.config import load_league
 from arena.league.store import LeagueStore
-from arena.records.record import read_record_file, write_record
+from arena.records.files import read_record_file
+from arena.records.record import Ply
+from arena.records.writer import write_record
 
 runner = CliRunner()
 
@@ -411,14 +413,14 @@ def test_play_without_a_log_dir_leaves_no_folder_behind(tmp_path: Path, monkeypa
 def test_a_game_the_arena_fails_is_void_retried_then_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from arena.referee import referee
 
-    original = referee.Referee._record_ply
+    original = referee.Referee._record
 
-    def fail_round_2_1(self: referee.Referee, actor: int, action: str, comment: str | None) -> None:
+    def fail_round_2_1(self: referee.Referee, ply: Ply) -> None:
         if self.setup.round == "2.1" and len(self.plies) == 3:
             raise RuntimeError("a bug of ours")
-        original(self, actor, action, comment)
+        original(self, ply)
 
-    monkeypatch.setattr(referee.Referee, "_record_ply", fail_round_2_1)
+    monkeypatch.setattr(referee.Referee, "_record", fail_round_2_1)
     path = league_file(tmp_path, "infrastructure_retries = 1")
     league = load_league(path)
     for attempt in (1, 2):
@@ -432,7 +434,7 @@ def test_a_game_the_arena_fails_is_void_retried_then_reported(tmp_path: Path, mo
     assert result.exit_code == 1 and "failed with an error of the arena 2 times (rounds 2.1)" in one_line(result)
     table = cli("league", "table", str(path), "-f", "json")
     assert '"games": 5' in table.output
-    monkeypatch.setattr(referee.Referee, "_record_ply", original)
+    monkeypatch.setattr(referee.Referee, "_record", original)
     assert cli("verify", str(league.records)).exit_code == 0
 
 
@@ -440,14 +442,14 @@ def test_play_reports_a_void_game_and_keeps_it_out_of_the_records(tmp_path: Path
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     from arena.referee import referee
 
-    original = referee.Referee._record_ply
+    original = referee.Referee._record
 
-    def fail_first_game(self: referee.Referee, actor: int, action: str, comment: str | None) -> None:
+    def fail_first_game(self: referee.Referee, ply: Ply) -> None:
         if self.setup.match_game == 0 and len(self.plies) == 3:
             raise RuntimeError("a bug of ours")
-        original(self, actor, action, comment)
+        original(self, ply)
 
-    monkeypatch.setattr(referee.Referee, "_record_ply", fail_first_game)
+    monkeypatch.setattr(referee.Referee, "_record", fail_first_game)
     out = tmp_path / "g.pgn"
     result = cli("play", "btt", "random", "random", "--games", "2", "--out", str(out), "--log-dir",
                  str(tmp_path / "logs"))

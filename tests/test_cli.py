@@ -7,7 +7,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.records.record import read_record_file, write_records
+from arena.records.files import read_record_file
+from arena.records.writer import write_records
 
 runner = CliRunner()
 

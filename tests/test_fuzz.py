@@ -18,8 +18,11 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
-from arena.records.record import RecordSyntaxError, iter_record_file, read_records, write_record
+from arena.records.files import iter_record_file
+from arena.records.reader import read_records
+from arena.records.record import RecordSyntaxError
 from arena.records.replay import verify
+from arena.records.writer import write_record
 from protocol.codec import ProtocolError, decode_bot
 from protocol.messages import Action, Ready
 

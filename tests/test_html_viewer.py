@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import GAMES
-from arena.records.record import append_record
+from arena.records.files import append_record
 from arena.records.replay import turn_frames
 from arena.records.viewer import viewer_html
 from tests.test_selfplay import random_game_record

@@ -17,7 +17,7 @@ from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
 from arena.league.runner import open_league
 from arena.league.schedule import build_schedule, work_units
-from arena.records.record import read_record_file
+from arena.records.files import read_record_file
 from arena.records.replay import verify
 
 runner = CliRunner()

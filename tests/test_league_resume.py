@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.records.record import read_record_file
+from arena.records.files import read_record_file
 from arena.records.replay import verify
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -11,22 +11,19 @@ import pytest
 
 from arena.games import GAMES
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Option, Result, State, competition_ranks
+from arena.records.files import append_record, read_record_file
+from arena.records.reader import read_records
 from arena.records.record import (
-    LINE_WIDTH,
     GameRecord,
     Ply,
     RecordSyntaxError,
-    append_record,
     format_ranks,
     format_scores,
     parse_scores,
-    read_record_file,
-    read_records,
     turn_numbers,
-    write_record,
-    write_records,
 )
 from arena.records.replay import Problem, ReplayError, replay, state_at, verify
+from arena.records.writer import LINE_WIDTH, write_record, write_records
 
 # ---- a tiny game with multi-decision turns and chance -----------------------------------
 

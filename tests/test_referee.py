@@ -14,11 +14,13 @@ import pytest
 import trio
 
 from arena.games import get_game
+from arena.records.record import Ply
 from arena.records.replay import verify
 from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.process import PIDS_CGROUPS, BotSpec, Limits, processes_in_group
+from arena.referee.process import PIDS_CGROUPS, processes_in_group
+from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -125,7 +127,7 @@ def test_three_seats_remove_the_faulting_seat_and_finish() -> None:
     assert len(outcome.record.plies) == 3 + 45
     assert outcome.ranks[1] == 3
     assert sorted(outcome.ranks[s] for s in (0, 2)) in ([1, 2], [1, 1])
-    forced = [p for p in outcome.record.plies if p.comment == "forced"]
+    forced = [p for p in outcome.record.plies if p.forced]
     assert len(forced) == 15  # its setup ply was its own, every pyramid forced
     assert verify(outcome.record) == []
     assert_no_leftovers(result)
@@ -157,8 +159,8 @@ def test_game_clock_runs_down_and_flags(
     outcome = result.outcomes[0]
     assert outcome.termination == termination
     if termination == "normal":
-        slow_answer = outcome.record.plies[2 * ply - 1].comment or ""
-        assert 200 <= float(slow_answer.removesuffix("ms")) < 400
+        slow_answer = outcome.record.plies[2 * ply - 1].elapsed_ms
+        assert slow_answer is not None and 200 <= slow_answer < 400
     assert_no_leftovers(result)
 
 
@@ -167,17 +169,17 @@ def test_an_exception_in_the_referee_voids_that_game_alone_and_kills_its_bots(
     from arena.referee import referee
 
     seen: list[int] = []
-    original = referee.Referee._record_ply
+    original = referee.Referee._record
     exploded: list[bool] = []
 
-    def explode(self: referee.Referee, actor: int, action: str, comment: str | None) -> None:
-        seen.extend(p.process.pgid for p in self.players if p.process)
+    def explode(self: referee.Referee, ply: Ply) -> None:
+        seen.extend(p.channel.pgid for p in self.players if p.channel and p.channel.pgid)
         if len(self.plies) == 5 and not exploded:
             exploded.append(True)
             raise RuntimeError("bug in the referee")
-        original(self, actor, action, comment)
+        original(self, ply)
 
-    monkeypatch.setattr(referee.Referee, "_record_ply", explode)
+    monkeypatch.setattr(referee.Referee, "_record", explode)
     result = run([random_bot(), random_bot()], games=2)
     void, played = result.outcomes
     assert void.void and void.termination == "infrastructure-error"

@@ -18,8 +18,10 @@ from arena.games import CHANCE, TERMINAL, GameError, IllegalAction, get_game
 from arena.games.perft import perft
 from arena.games.roots import CROSSES, RootsState, special_offsets
 from arena.games.roots_map import build_map, hex_disc, load_map, map_to_json, side_angle
-from arena.records.record import GameRecord, read_records, write_records
+from arena.records.reader import read_records
+from arena.records.record import GameRecord
 from arena.records.replay import state_at, verify
+from arena.records.writer import write_records
 from arena.render.roots import render_roots, text_roots
 from tests.test_selfplay import random_game_record
 

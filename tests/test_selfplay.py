@@ -11,8 +11,10 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import CHANCE, TERMINAL, get_game
-from arena.records.record import GameRecord, Ply, append_record, read_record_file, turn_numbers, write_records
-from arena.referee.referee import GameSetup, game_tags
+from arena.records.files import append_record, read_record_file
+from arena.records.record import GameRecord, Ply, turn_numbers
+from arena.records.writer import write_records
+from arena.referee.outcome import GameSetup, game_tags
 from arena.referee.timecontrol import TimeControl
 
 

@@ -11,8 +11,9 @@ from arena.cli import app
 from arena.games import CHANCE, TERMINAL, IllegalAction, get_game
 from arena.games.perft import perft
 from arena.games.the_tree import TILES, Move, TheTreeState, Tile, fits_above, tile_name
-from arena.records.record import read_records, write_records
+from arena.records.reader import read_records
 from arena.records.replay import verify
+from arena.records.writer import write_records
 from arena.render.the_tree import render_the_tree, symbol, text_the_tree
 from tests.test_selfplay import random_game_record
 

@@ -25,8 +25,9 @@ import trio
 from arena.games import CHANCE, get_game
 from arena.games.the_tree import HAND, TheTreeState, parse_deal, parse_placement, tile_name, tile_of
 from arena.records.record import GameRecord
-from arena.referee.match import MatchConfig, PlannedGame, play_match, seating
-from arena.referee.process import BotSpec
+from arena.referee.match import MatchConfig, PlannedGame, play_match
+from arena.referee.seeds import rotated
+from arena.referee.spec import BotSpec
 from arena.referee.timecontrol import TimeControl
 
 RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
@@ -163,7 +164,7 @@ def play_and_check(seats: int, games: int, seed: int, folder: Path) -> list[Game
     specs = [BotSpec(f"rec{b}", [sys.executable, str(RECORDER)],
                      env={"RECORDING_BOT_FILE": str(logs[b]), "ARENA_BOT_SEED": str(seed * 10 + b)})
              for b in range(seats)]
-    plan = tuple(PlannedGame(tuple(seating(g, seats)), seed * 1000 + g, str(g + 1)) for g in range(games))
+    plan = tuple(PlannedGame(rotated(range(seats), g % seats), seed * 1000 + g, str(g + 1)) for g in range(games))
     config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=seed, games=games, plan=plan)
     result = trio.run(play_match, config, specs)
     per_bot = [split_games(log) for log in logs]

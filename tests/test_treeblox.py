@@ -11,8 +11,9 @@ from arena.cli import app
 from arena.games import TERMINAL, IllegalAction, get_game
 from arena.games.perft import perft
 from arena.games.treeblox import DARK, FINAL, LIGHT, MAIN, OVER, TreebloxState
-from arena.records.record import read_records, write_records
+from arena.records.reader import read_records
 from arena.records.replay import verify
+from arena.records.writer import write_records
 from arena.render.treeblox import render_treeblox, text_treeblox
 from tests.test_selfplay import random_game_record
 

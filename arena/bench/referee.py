@@ -25,7 +25,8 @@ from arena.records.record import GameRecord
 from arena.referee.botnames import BOTS_DIR, resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import BotPlayer, Timing
-from arena.referee.process import BotSpec, Limits
+from arena.referee.process import BotProcess
+from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 from protocol.codec import encode
 from protocol.messages import Clock, Event, Request
@@ -64,8 +65,8 @@ async def bare_round_trip(spec: BotSpec, count: int) -> float:
         player = BotPlayer(spec, None, Limits(), Timing())
         try:
             await player.start(nursery)
-            process = player.process
-            assert process is not None
+            process = player.channel
+            assert isinstance(process, BotProcess)
             data = typical_request()
             fd_in, fd_out = process._stdin, process._stdout  # noqa: SLF001 - the bare loop is the point
             begin = time.perf_counter()

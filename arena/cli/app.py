@@ -44,13 +44,15 @@ from arena.errors import ArenaError
 from arena.games import GAMES, TERMINAL, GameError
 from arena.games.base import CHANCE, State
 from arena.games.perft import apply_actions, perft
-from arena.records.record import GameRecord, RecordSyntaxError, iter_record_file
+from arena.records.files import iter_record_file
+from arena.records.record import GameRecord, RecordSyntaxError
 from arena.records.replay import ReplayError, state_at, turn_frames, verify
 from arena.records.viewer import viewer_html
 from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.process import BotSpec, Limits
-from arena.referee.referee import GameOutcome
+from arena.referee.outcome import GameOutcome
+from arena.referee.spec import BotSpec, Limits
 from arena.render import ViewError, render_state
+from arena.termination import Termination
 
 app = typer.Typer(
     rich_markup_mode="markdown",
@@ -307,7 +309,7 @@ def replay_command(
     except ViewError as exc:
         raise fail(str(exc)) from None
     tags = record.tags
-    if final is not None and final.current() != TERMINAL and tags.get("Termination") == "normal":
+    if final is not None and final.current() != TERMINAL and tags.get("Termination") == Termination.NORMAL:
         raise fail(f"game {game_number} ends after ply {len(record.plies)} before the game is over, though its "
                    f"Termination says normal: the record was cut short, and its stored result "
                    f"(ranks {tags.get('Ranks', '?')}) is not the rules' result", 1)

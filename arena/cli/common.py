@@ -18,12 +18,13 @@ from arena.errors import ArenaError, excerpt
 from arena.files import FolderError, writable_folder
 from arena.games import GameError, get_game
 from arena.games.base import Game, State
-from arena.records.record import append_record, write_record
+from arena.records.files import append_record
+from arena.records.writer import write_record
 from arena.referee.botnames import BotNameError, resolve_bot
-from arena.referee.match import MAX_SEED
+from arena.referee.outcome import GameOutcome
 from arena.referee.player import Timing
-from arena.referee.process import BotSpec
-from arena.referee.referee import GameOutcome
+from arena.referee.seeds import MAX_SEED, bot_seed
+from arena.referee.spec import BotSpec
 from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 console = Console(soft_wrap=True)
@@ -139,7 +140,7 @@ def bot_specs(game: Game, bots: list[str], seed: int, options: Mapping[str, str]
             spec = resolve_bot(text, game.id)
         except BotNameError as exc:
             raise fail(str(exc)) from None
-        spec.env["ARENA_BOT_SEED"] = str(seed * 100 + index)
+        spec.env["ARENA_BOT_SEED"] = str(bot_seed(seed, index))
         specs.append(spec)
     if len(specs) == 1 and game.min_seats > 1:
         raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")

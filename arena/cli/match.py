@@ -34,7 +34,7 @@ from arena.cli.common import (
 from arena.cli.summary import match_table
 from arena.errors import ArenaError, excerpt
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.referee import GameOutcome
+from arena.referee.outcome import GameOutcome
 from arena.stats.sprt import PairStats, SprtParameters
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")

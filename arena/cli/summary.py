@@ -9,7 +9,7 @@ from rich.table import Table
 from arena.games import GAMES
 from arena.games.base import Game
 from arena.referee.match import MatchResult
-from arena.referee.referee import GameOutcome
+from arena.referee.outcome import GameOutcome
 from arena.stats.tally import ResultTally
 
 

@@ -17,9 +17,9 @@ import msgspec
 from arena.errors import ArenaError, excerpt
 from arena.games import Game, GameError, get_game
 from arena.referee.botnames import BotNameError, check_command, resolve_bot, shipped_names
-from arena.referee.match import MAX_SEED
 from arena.referee.player import Timing
-from arena.referee.process import BotSpec, Limits
+from arena.referee.seeds import MAX_SEED
+from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 Scalar = str | int | float | bool

@@ -15,10 +15,11 @@ from arena.errors import ArenaError
 from arena.league.config import League
 from arena.league.schedule import ScheduledGame, build_schedule, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
-from arena.records.record import append_record
+from arena.records.files import append_record
 from arena.referee.match import MatchConfig, PlannedGame, play_match
-from arena.referee.process import BotSpec
-from arena.referee.referee import GameOutcome
+from arena.referee.outcome import GameOutcome
+from arena.referee.seeds import bot_seed
+from arena.referee.spec import BotSpec
 
 
 @dataclass
@@ -105,7 +106,7 @@ class LeagueRunner:
         specs = []
         for bot in table:
             spec = self.league.bots[bot]
-            env = {"ARENA_BOT_SEED": str(self.league.seed * 100 + bot), **spec.env}
+            env = {"ARENA_BOT_SEED": str(bot_seed(self.league.seed, bot)), **spec.env}
             specs.append(BotSpec(spec.name, spec.command, spec.cwd, env))
         return specs
 

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from itertools import combinations
 
 from arena.league.config import League
+from arena.referee.seeds import cycle_seed, rotated
 
 
 @dataclass(frozen=True)
@@ -37,11 +38,6 @@ def tables(league: League) -> list[tuple[int, ...]]:
     return list(combinations(bots, league.seats))
 
 
-def cycle_seed(league_seed: int, cycle: int) -> int:
-    """The seed shared by every game of one rotation cycle, in every table."""
-    return league_seed * 1000 + cycle
-
-
 def build_schedule(league: League) -> list[ScheduledGame]:
     """Every game of the league in playing order (table by table)."""
     games: list[ScheduledGame] = []
@@ -49,7 +45,7 @@ def build_schedule(league: League) -> list[ScheduledGame]:
     for table_index, table in enumerate(tables(league)):
         for g in range(league.games_per_pairing):
             cycle, shift = divmod(g, k)
-            seats = tuple(table[(seat + shift) % k] for seat in range(k))
+            seats = rotated(table, shift)
             games.append(ScheduledGame(len(games), table_index, seats, cycle_seed(league.seed, cycle),
                                        f"{table_index + 1}.{g + 1}"))
     return games

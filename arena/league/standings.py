@@ -15,14 +15,7 @@ from rich.table import Table
 from arena.league.store import StoredGame
 from arena.stats.ratings import PairResult, Rating, elo_fit, openskill_ratings
 from arena.stats.tally import ResultTally
-
-FAULT_KINDS = {
-    "time-out": "time-outs",
-    "crash": "crashes", "closed-pipe": "crashes", "startup-failure": "crashes",
-    "illegal-action": "illegal",
-    "malformed": "protocol", "unexpected-message": "protocol",
-}
-"""How the referee's fault reasons are grouped in the tables."""
+from arena.termination import fault_column
 
 
 @dataclass
@@ -70,7 +63,7 @@ def compute_standings(names: list[str], seats: int, games: list[StoredGame], sco
                     total, meetings = h2h[bot][other]
                     h2h[bot][other] = (total + points, meetings + 1)
         for fault in game.faults:
-            kind = FAULT_KINDS.get(fault.reason, fault.reason)
+            kind = fault_column(fault.reason)
             faults = rows[fault.bot].faults
             faults[kind] = faults.get(kind, 0) + 1
     if seats == 2:

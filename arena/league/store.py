@@ -29,7 +29,8 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.files import FolderError, writable_folder
 from arena.league.schedule import ScheduledGame
-from arena.records.record import GameRecord, write_record
+from arena.records.record import GameRecord
+from arena.records.writer import write_record
 
 TABLES = {
     "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
 from arena.records.record import GameRecord, Ply, format_ranks, format_scores, parse_ranks, parse_scores, turn_numbers
+from arena.termination import Termination
 
 __all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "turn_frames", "verify"]
 
@@ -151,7 +152,7 @@ def _check_result(record: GameRecord, state: State, problem: _Report) -> None:
     termination = record.tags.get("Termination")
     if termination is None:
         problem(None, "the record has no Termination tag")
-    if termination == "normal":
+    if termination == Termination.NORMAL:
         _check_normal_result(record, state, problem)
     else:
         _check_ranking(record, problem)

@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
-from arena.referee.process import BotSpec
+from arena.referee.spec import BotSpec
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 

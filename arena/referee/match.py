@@ -15,9 +15,14 @@ from pathlib import Path
 import trio
 
 from arena.games.base import Game
+from arena.referee.channel import Launcher
+from arena.referee.faults import BotFault
+from arena.referee.outcome import GameOutcome, GameSetup, void_outcome
 from arena.referee.player import BotPlayer, Timing
-from arena.referee.process import BotFault, BotSpec, Limits
-from arena.referee.referee import GameOutcome, GameSetup, Referee, Watcher, void_outcome
+from arena.referee.process import launch_process
+from arena.referee.referee import Referee, Watcher
+from arena.referee.seeds import cycle_seed, rotated
+from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
 
@@ -46,24 +51,19 @@ class MatchConfig:
     plan: tuple[PlannedGame, ...] | None = None
     """Explicit games to play (a league's share of its schedule); None plays `games`
     games with seats rotated and seeds from `seed`."""
+    launcher: Launcher = launch_process
+    """How bots are started: real processes, or fakes in tests."""
 
 
-
-MAX_SEED = (1 << 53) - 1
-"""Largest seed a user may give: every game's seed (seed * 1000 + cycle) stays a 64-bit
-integer, which the league's database and every JSON reader can hold."""
-
-
-def game_seed(seed: int, game_index: int, seats: int) -> int:
-    """Games of one seat rotation share a seed, so chance is the same for every seating
-    (duplicate play) and first-move advantage cancels over the rotation."""
-    return seed * 1000 + game_index // seats
-
-
-def seating(game_index: int, bots: int) -> list[int]:
-    """Which bot sits in each seat: rotate by one seat per game."""
-    shift = game_index % bots
-    return [(seat + shift) % bots for seat in range(bots)]
+def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
+    """The games a match plays: its explicit plan, or seats rotated one seat per game,
+    every rotation cycle on one seed."""
+    if config.plan is not None:
+        return config.plan
+    return tuple(
+        PlannedGame(rotated(range(bots), i % bots), cycle_seed(config.seed, i // bots), str(i + 1))
+        for i in range(config.games)
+    )
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
@@ -76,16 +76,6 @@ def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
         name = spec.name if count == 1 else f"{spec.name}-{count}"
         result.append(BotSpec(name, spec.command, spec.cwd, dict(spec.env)))
     return result
-
-
-def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
-    """The games a match plays: its explicit plan, or seats rotated game by game."""
-    if config.plan is not None:
-        return config.plan
-    return tuple(
-        PlannedGame(tuple(seating(i, bots)), game_seed(config.seed, i, bots), str(i + 1))
-        for i in range(config.games)
-    )
 
 
 @dataclass
@@ -142,6 +132,7 @@ async def play_match(
             config.log_dir / f"{i}-{_safe(spec.name)}.log" if config.log_dir else None,
             config.limits,
             config.timing,
+            config.launcher,
         )
         for i, spec in enumerate(specs)
     ]

@@ -1,23 +1,23 @@
-"""The referee's side of the protocol with one bot: handshake, requests, answers.
-
-A BotPlayer owns one BotProcess at a time; `restart` replaces a process that faulted.
-Every failure surfaces as a BotFault whose reason is the record's termination code.
-"""
+"""The referee's side of the protocol with one bot: start-up handshake, messages that
+need no answer, and quitting. A BotPlayer owns one channel at a time; `restart`
+replaces a channel that faulted. Requests for actions go through a Decision."""
 
 from __future__ import annotations
 
-import math
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import trio
 
 from arena import __version__
-from arena.referee.process import BotFault, BotProcess, BotSpec, Limits
+from arena.referee.channel import Launcher, LineChannel
+from arena.referee.faults import BotFault
+from arena.referee.process import launch_process
+from arena.referee.spec import BotSpec, Limits
+from arena.termination import Termination
 from protocol import PROTOCOL_VERSION
 from protocol.codec import ProtocolError, decode_bot, encode
-from protocol.messages import Action, End, Hello, Quit, Ready, Request, Start
+from protocol.messages import Action, End, Hello, Quit, Ready, Start
 
 FEATURES = ["no-legal", "no-observation", "info"]
 """What a bot may ask for in its Ready message (sent in Hello)."""
@@ -32,15 +32,26 @@ class Timing:
     quit_s: float = 0.2
 
 
-class BotPlayer:
-    """A bot as the referee sees it: a name, a live process, its opt-outs."""
+def decode_line(line: bytes) -> Ready | Action:
+    """A bot's line as a message, or the `malformed` fault quoting its start."""
+    try:
+        return decode_bot(line)
+    except ProtocolError as exc:
+        shown = line[:80].decode("utf-8", "replace")
+        raise BotFault(Termination.MALFORMED, f"{exc} in line {shown!r}") from None
 
-    def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits, timing: Timing) -> None:
+
+class BotPlayer:
+    """A bot as the referee sees it: a name, a live channel, its opt-outs."""
+
+    def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits, timing: Timing,
+                 launcher: Launcher = launch_process) -> None:
         self.spec = spec
         self.log_path = log_path
         self.limits = limits
         self.timing = timing
-        self.process: BotProcess | None = None
+        self.launcher = launcher
+        self.channel: LineChannel | None = None
         self.ready: Ready | None = None
         self.restarts = 0
         self.started = False
@@ -63,103 +74,64 @@ class BotPlayer:
 
     @property
     def alive(self) -> bool:
-        return self.process is not None and self.ready is not None and self.process.running
+        return self.channel is not None and self.ready is not None and self.channel.running
 
     async def start(self, nursery: trio.Nursery) -> None:
-        """Spawn the bot and complete the handshake within the start-up limit."""
+        """Start the bot and complete the handshake within the start-up limit."""
         self.started = True
-        self.process = BotProcess(self.spec, self.log_path, self.limits)
-        self.process.spawn(nursery)
-        self.pgids.append(self.process.pgid)
+        self.channel = channel = self.launcher(self.spec, self.log_path, self.limits, nursery)
+        if channel.pgid is not None:
+            self.pgids.append(channel.pgid)
         deadline = trio.current_time() + self.timing.startup_s
         hello = Hello(protocol=PROTOCOL_VERSION, arena=__version__, features=FEATURES)
         try:
-            await self.process.write(encode(hello), deadline)
-            line = await self.process.read_line(deadline)
+            await channel.write(encode(hello), deadline)
+            line = await channel.read_line(deadline)
         except BotFault as fault:
-            if fault.reason == "time-out":
+            if fault.reason == Termination.TIME_OUT:
                 raise BotFault(
-                    "startup-timeout",
+                    Termination.STARTUP_TIMEOUT,
                     f"no ready message within {self.timing.startup_s:g} s of hello "
                     "(raise --startup-time if the bot is slow to load)",
                 ) from None
-            raise BotFault("startup-failure", fault.detail) from None
+            raise BotFault(Termination.STARTUP_FAILURE, fault.detail) from None
         try:
-            message = self._decode(line)
+            message = decode_line(line)
         except BotFault as fault:
-            raise BotFault("startup-failure", f"its answer to hello is malformed: {fault.detail}") from None
+            raise BotFault(Termination.STARTUP_FAILURE, f"its answer to hello is malformed: {fault.detail}") from None
         if not isinstance(message, Ready):
-            raise BotFault("startup-failure", f"expected a ready message, got {type(message).__name__.lower()}")
+            raise BotFault(Termination.STARTUP_FAILURE,
+                           f"expected a ready message, got {type(message).__name__.lower()}")
         self.ready = message
         self.handshakes += 1
 
     async def restart(self, nursery: trio.Nursery) -> None:
-        """Replace a faulted process by a fresh one (the match goes on)."""
+        """Replace a faulted bot by a fresh one (the match goes on)."""
         self.kill()
         self.restarts += 1
         await self.start(nursery)
 
-    def _decode(self, line: bytes) -> Ready | Action:
-        try:
-            return decode_bot(line)
-        except ProtocolError as exc:
-            shown = line[:80].decode("utf-8", "replace")
-            raise BotFault("malformed", f"{exc} in line {shown!r}") from None
-
     async def send(self, message: Start | End | Quit, timeout_s: float = 1.0) -> None:
         """Send a message that needs no answer."""
-        assert self.process is not None
-        await self.process.write(encode(message), trio.current_time() + timeout_s)
-
-    async def ask(self, request: Request, limit_s: float, scope: trio.CancelScope) -> tuple[Action, float]:
-        """Send a request and return the bot's action and the seconds it took, measured
-        from the request written to the answer's line complete.
-
-        The caller has set `scope`'s deadline to the time limit and handles its
-        cancellation (see `interrupted`); the bot's death cancels it too."""
-        process = self.process
-        assert process is not None
-        if process.pending_line():
-            raise BotFault("unexpected-message", "the bot wrote output it was not asked for")
-        process.interrupt = scope
-        await process.write(encode(request), math.inf)
-        sent = time.perf_counter()
-        line = await process.read_line(math.inf)
-        elapsed = time.perf_counter() - sent
-        message = self._decode(line)
-        if process.buffered:
-            raise BotFault("unexpected-message", "the bot wrote more than one line for one request")
-        if not isinstance(message, Action):
-            raise BotFault("unexpected-message", f"expected an action, got a {type(message).__name__.lower()} message")
-        if elapsed > limit_s + self.timing.grace_s:
-            raise BotFault("time-out", f"answered after {elapsed * 1000:.0f} ms")
-        return message, elapsed
-
-    async def interrupted(self, limit_s: float) -> BotFault:
-        """The fault of a bot whose request was cancelled by the caller's scope: it died,
-        or it did not answer within the limit."""
-        process = self.process
-        if process is not None and not process.running:
-            return await process.gone()
-        return BotFault("time-out", f"no answer within {limit_s * 1000:.0f} ms")
+        assert self.channel is not None
+        await self.channel.write(encode(message), trio.current_time() + timeout_s)
 
     async def quit(self) -> None:
-        """Ask the bot to exit, give it a moment, then kill its group whatever it did."""
-        process = self.process
-        if process is not None and self.ready is not None and process.running:
+        """Ask the bot to exit, give it a moment, then kill it whatever it did."""
+        channel = self.channel
+        if channel is not None and self.ready is not None and channel.running:
             try:
                 await self.send(Quit(), self.timing.quit_s)
-                process.close_stdin()
+                channel.close_input()
                 with trio.move_on_after(self.timing.quit_s):
-                    while process.running:
+                    while channel.running:
                         await trio.sleep(0.005)
             except BotFault:
                 pass
         self.kill()
 
     def kill(self) -> None:
-        if self.process is not None:
-            self.process.kill()
-        self.process = None
+        if self.channel is not None:
+            self.channel.kill()
+        self.channel = None
         self.ready = None
-

@@ -13,7 +13,6 @@ import contextlib
 import ctypes
 import errno
 import itertools
-import math
 import os
 import resource
 import signal
@@ -21,43 +20,13 @@ import subprocess
 import sys
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import trio
 
-from protocol import MAX_LINE_BYTES
-
-
-class BotFault(Exception):
-    """A bot broke the contract; `reason` is the record's termination code."""
-
-    def __init__(self, reason: str, detail: str) -> None:
-        super().__init__(f"{reason}: {detail}")
-        self.reason = reason
-        self.detail = detail
-
-
-@dataclass
-class BotSpec:
-    """How to start a bot: its display name, argv, working folder and extra environment."""
-
-    name: str
-    command: list[str]
-    cwd: str | None = None
-    env: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits applied to every bot process (None = no limit)."""
-
-    memory_bytes: int | None = None
-    cpu_seconds: int | None = None
-    processes: int | None = None
-    max_line_bytes: int = MAX_LINE_BYTES
-    stderr_bytes: int = 1 << 20
-
+from arena.referee.faults import BotFault
+from arena.referee.spec import BotSpec, Limits
+from arena.termination import Termination
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -172,7 +141,7 @@ class BotProcess:
         self.limits = limits
         self.log_path = log_path
         self.proc: subprocess.Popen[bytes] | None = None
-        self.pgid = 0
+        self._pgid: int | None = None
         self._stdin = -1
         self._stdout = -1
         self._stderr = -1
@@ -181,9 +150,6 @@ class BotProcess:
         self._scan = 0
         self._exited = False
         self._read_scope: trio.CancelScope | None = None
-        self.interrupt: trio.CancelScope | None = None
-        """A caller's scope to cancel when the bot dies mid-read (when reading with an
-        infinite deadline, the caller enforces the time limit with that scope)."""
         self._tasks = trio.CancelScope()
         self.stderr_bytes = 0
         self.stderr_tail = b""
@@ -213,11 +179,11 @@ class BotProcess:
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             raise BotFault(
-                "startup-failure",
+                Termination.STARTUP_FAILURE,
                 f"cannot run {' '.join(self.spec.command)!r}: {exc} "
                 "(check the command, its path and that it is executable)",
             ) from None
-        self.pgid = self.proc.pid
+        self._pgid = self.proc.pid  # the bot leads its own session, so its pid names the group
         assert self.proc.stdin and self.proc.stdout and self.proc.stderr
         self._stdin = self.proc.stdin.fileno()
         self._stdout = self.proc.stdout.fileno()
@@ -252,10 +218,10 @@ class BotProcess:
         if proc is None:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(self.pgid, signal.SIGKILL)
+            os.killpg(proc.pid, signal.SIGKILL)
         with contextlib.suppress(ChildProcessError):
             proc.wait()
-        self._reap_group()
+        self._reap_group(proc.pid)
         if self._cgroup is not None:
             remove_cgroup(self._cgroup)
             self._cgroup = None
@@ -272,13 +238,13 @@ class BotProcess:
         self._stdin = self._stdout = self._stderr = self._pidfd = -1
         self._exited = True
 
-    def _reap_group(self) -> None:
+    def _reap_group(self, pgid: int) -> None:
         """Reap grandchildren that were adopted by us (we are a subreaper)."""
         if not _subreaper:
             return
         for _ in range(2000):
             try:
-                pid, _ = os.waitpid(-self.pgid, os.WNOHANG)
+                pid, _ = os.waitpid(-pgid, os.WNOHANG)
             except ChildProcessError:
                 return
             if pid == 0:
@@ -315,9 +281,8 @@ class BotProcess:
     async def _watch_exit(self) -> None:
         await trio.lowlevel.wait_readable(self._pidfd)
         self._exited = True
-        for scope in (self._read_scope, self.interrupt):
-            if scope is not None:
-                scope.cancel()
+        if self._read_scope is not None:
+            self._read_scope.cancel()
 
     # ---- talking -----------------------------------------------------------------------
 
@@ -333,8 +298,8 @@ class BotProcess:
             code = self.proc.poll()
         if code is None and not self._exited:
             stopped = "stopped reading its input" if pipe == "stdin" else "stopped its output"
-            return BotFault("closed-pipe", f"the bot closed its {pipe} ({stopped}) but is still running")
-        return BotFault("crash", f"the bot exited ({describe_exit(code)}){self._last_words()}")
+            return BotFault(Termination.CLOSED_PIPE, f"the bot closed its {pipe} ({stopped}) but is still running")
+        return BotFault(Termination.CRASH, f"the bot exited ({describe_exit(code)}){self._last_words()}")
 
     def _last_words(self) -> str:
         """The last line the bot wrote to stderr, to say why it died."""
@@ -356,7 +321,7 @@ class BotProcess:
                 with trio.move_on_at(deadline) as scope:
                     await trio.lowlevel.wait_writable(self._stdin)
                 if scope.cancelled_caught and not self._exited:
-                    raise BotFault("time-out", "the bot did not read its input in time") from None
+                    raise BotFault(Termination.TIME_OUT, "the bot did not read its input in time") from None
                 continue
             except (BrokenPipeError, OSError) as exc:
                 if isinstance(exc, BrokenPipeError) or exc.errno in (errno.EPIPE, errno.EBADF):
@@ -369,7 +334,11 @@ class BotProcess:
         """Whether output beyond the last line read is already buffered."""
         return bool(self._buf)
 
-    def pending_line(self) -> bool:
+    @property
+    def pgid(self) -> int | None:
+        return self._pgid
+
+    def unsolicited(self) -> bool:
         """Whether the bot has written anything it was not asked for (non-blocking)."""
         if self._buf:
             return True
@@ -396,21 +365,16 @@ class BotProcess:
             self._scan = len(buf)
             if len(buf) > self.limits.max_line_bytes:
                 raise BotFault(
-                    "oversized-line",
+                    Termination.OVERSIZED_LINE,
                     f"the bot wrote more than {self.limits.max_line_bytes} bytes without a newline",
                 )
-            if self._exited:
-                pass
-            elif deadline == math.inf:
-                await trio.lowlevel.wait_readable(self._stdout)
-            else:
-                scope = trio.CancelScope(deadline=deadline)
-                self._read_scope = scope
-                with scope:
+            if not self._exited:
+                with trio.move_on_at(deadline) as scope:
+                    self._read_scope = scope
                     await trio.lowlevel.wait_readable(self._stdout)
                 self._read_scope = None
                 if scope.cancelled_caught and not self._exited:
-                    raise BotFault("time-out", "no answer in time")
+                    raise BotFault(Termination.TIME_OUT, "no answer in time")
             try:
                 chunk = os.read(self._stdout, 1 << 16)
             except BlockingIOError:
@@ -421,10 +385,17 @@ class BotProcess:
                 raise await self.gone()
             buf += chunk
 
-    def close_stdin(self) -> None:
+    def close_input(self) -> None:
         """Tell the bot there is no more input (after quit)."""
         if self._stdin >= 0 and self.proc is not None and self.proc.stdin is not None:
             trio.lowlevel.notify_closing(self._stdin)
             with contextlib.suppress(OSError):
                 self.proc.stdin.close()
             self._stdin = -1
+
+
+def launch_process(spec: BotSpec, log_path: Path | None, limits: Limits, nursery: trio.Nursery) -> BotProcess:
+    """The Launcher of real bots: spawn the bot's process (see channel.Launcher)."""
+    process = BotProcess(spec, log_path, limits)
+    process.spawn(nursery)
+    return process

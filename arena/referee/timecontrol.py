@@ -6,6 +6,7 @@ import math
 from dataclasses import dataclass
 
 from arena.errors import ArenaError, excerpt
+from protocol.messages import Clock
 from protocol.messages import TimeControl as WireTimeControl
 
 
@@ -82,3 +83,38 @@ class TimeControl:
             base_ms=ms(self.base_s),
             increment_ms=ms(self.increment_s) if self.base_s is not None else None,
         )
+
+
+class SeatClocks:
+    """Every seat's game clock during one game: the limit of its next decision, the
+    clock state sent with a request, and the charge for each answer."""
+
+    def __init__(self, control: TimeControl, seats: int) -> None:
+        self.control = control
+        self.remaining: list[float | None] = [control.base_s for _ in range(seats)]
+
+    def limit(self, seat: int) -> float:
+        """The smaller of the per-move limit and what is left on the seat's clock (0
+        once the clock has run out)."""
+        remaining = self.remaining[seat]
+        per_move = self.control.per_move_s
+        if remaining is None:
+            assert per_move is not None
+            return per_move
+        return remaining if per_move is None else min(per_move, remaining)
+
+    def wire(self, seat: int, limit: float) -> Clock:
+        """The `clock` of a request for this seat."""
+        remaining = self.remaining[seat]
+        return Clock(
+            move_ms=max(0, round(limit * 1000)),
+            remaining_ms=None if remaining is None else max(0, round(remaining * 1000)),
+            increment_ms=None if remaining is None else round(self.control.increment_s * 1000),
+        )
+
+    def charge(self, seat: int, elapsed_s: float) -> None:
+        """Take an answer's time off the seat's clock, never below zero (an answer late
+        by less than the grace empties the clock), then add the increment."""
+        remaining = self.remaining[seat]
+        if remaining is not None:
+            self.remaining[seat] = max(0.0, remaining - elapsed_s) + self.control.increment_s

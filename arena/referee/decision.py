@@ -1,0 +1,67 @@
+"""One decision asked of one bot: the request out, the answer back, under one deadline.
+
+A Decision owns everything about the clock of a single request: when it started (the
+first byte of the request), the deadline (limit plus grace), the time the answer
+took, and every way it can fail (a request the bot does not read, no answer, a dead
+bot, a malformed or unexpected line, an answer late by the measured time). Nothing
+else in the referee touches deadlines.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import trio
+
+from arena.referee.faults import BotFault
+from arena.referee.player import BotPlayer, decode_line
+from arena.termination import Termination
+from protocol.codec import encode
+from protocol.messages import Action, Info, Request
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A bot's action with its info and the seconds it took on the referee's clock."""
+
+    action: str
+    info: Info | None
+    elapsed_s: float
+
+
+class Decision:
+    """Ask `player` for one action within `limit_s` seconds (plus `grace_s`)."""
+
+    def __init__(self, limit_s: float, grace_s: float) -> None:
+        self.limit_s = limit_s
+        self.grace_s = grace_s
+
+    async def ask(self, player: BotPlayer, request: Request) -> Answer:
+        """The bot's answer, or the BotFault that ends its part in the game."""
+        channel = player.channel
+        if channel is None or not player.alive:
+            raise BotFault(Termination.CRASH, "the bot was not running at its turn")
+        if channel.unsolicited():
+            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote output it was not asked for")
+        started = trio.current_time()
+        deadline = started + self.limit_s + self.grace_s
+        try:
+            await channel.write(encode(request), deadline)
+            line = await channel.read_line(deadline)
+        except BotFault as fault:
+            if fault.reason == Termination.TIME_OUT:
+                raise BotFault(Termination.TIME_OUT, f"{fault.detail} (limit {self._limit_ms()})") from None
+            raise
+        elapsed = trio.current_time() - started
+        message = decode_line(line)
+        if channel.buffered:
+            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote more than one line for one request")
+        if not isinstance(message, Action):
+            raise BotFault(Termination.UNEXPECTED_MESSAGE,
+                           f"expected an action, got a {type(message).__name__.lower()} message")
+        if elapsed > self.limit_s + self.grace_s:
+            raise BotFault(Termination.TIME_OUT, f"answered after {elapsed * 1000:.0f} ms (limit {self._limit_ms()})")
+        return Answer(message.action, message.info, elapsed)
+
+    def _limit_ms(self) -> str:
+        return f"{self.limit_s * 1000:.0f} ms"

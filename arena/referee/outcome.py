@@ -1,0 +1,107 @@
+"""What a finished game gives the match and the league: its record, ranks, scores and
+faults. The ranking rule after faults and the record's tags live here, apart from the
+game loop that produces them."""
+
+from __future__ import annotations
+
+import traceback
+from dataclasses import dataclass
+from datetime import date
+
+from arena.games.base import Game, competition_ranks
+from arena.records.record import GameRecord, Ply, format_ranks, format_scores
+from arena.referee.faults import SeatFault
+from arena.referee.timecontrol import TimeControl
+from arena.termination import Termination
+
+
+@dataclass(frozen=True)
+class GameSetup:
+    """Everything that fixes a game before it starts."""
+
+    game: Game
+    options: dict[str, str]
+    time_control: TimeControl
+    seed: int
+    event: str = "arena"
+    round: str = "1"
+    match_game: int = 0
+
+
+@dataclass
+class GameOutcome:
+    """What the match and the league need from a finished game."""
+
+    record: GameRecord
+    ranks: tuple[int, ...]
+    scores: tuple[float, ...] | None
+    faults: list[SeatFault]
+    termination: Termination
+    decisions: int
+    error: str | None = None
+    """The traceback of an infrastructure error (the game is then void)."""
+
+    @property
+    def void(self) -> bool:
+        """Whether the game was stopped by the arena's own error and must not be scored."""
+        return self.termination == Termination.INFRASTRUCTURE_ERROR
+
+
+def ranks_after_faults(base: list[int], faults: list[SeatFault]) -> tuple[int, ...]:
+    """The game's ranks (`base`) overridden by faults: faulted seats last, the first to
+    fault lowest; the others keep the game's order among themselves."""
+    n = len(base)
+    if not faults:
+        return tuple(base)
+    if n == 1:
+        return (2,)  # a solo seat that faulted has not won
+    removed = {f.seat for f in faults}
+    ranks = [0] * n
+    survivors = [s for s in range(n) if s not in removed]
+    for seat, rank in zip(survivors, competition_ranks([-base[s] for s in survivors]), strict=True):
+        ranks[seat] = rank
+    next_rank = len(survivors) + 1
+    for fault in reversed(faults):
+        ranks[fault.seat] = next_rank
+        next_rank += 1
+    return tuple(ranks)
+
+
+def fault_detail(faults: list[SeatFault], names: list[str]) -> str:
+    """The record's TerminationDetail: every fault with its seat, bot, reason and ply."""
+    return "; ".join(f"seat {f.seat} ({names[f.seat]}) {f.reason} {f.when}: {f.detail}" for f in faults)
+
+
+def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores: tuple[float, ...] | None,
+              termination: Termination, detail: str, plies: int) -> dict[str, str]:
+    """The record's tag pairs, in the standard order."""
+    tags = {
+        "Event": setup.event,
+        "Date": date.today().strftime("%Y.%m.%d"),
+        "Round": setup.round,
+        "Game": setup.game.id,
+        "Options": ",".join(f"{k}={v}" for k, v in setup.options.items()),
+        "Seats": str(len(names)),
+    }
+    for seat, name in enumerate(names):
+        tags[f"Player{seat}"] = name
+    tags["Seed"] = str(setup.seed)
+    tags["TimeControl"] = setup.time_control.describe()
+    tags["Ranks"] = format_ranks(ranks)
+    if scores is not None:
+        tags["Scores"] = format_scores(scores)
+    tags["Termination"] = str(termination)
+    if detail:
+        tags["TerminationDetail"] = detail
+    tags["Plies"] = str(plies)
+    return tags
+
+
+def void_outcome(setup: GameSetup, names: list[str], plies: list[Ply], error: BaseException) -> GameOutcome:
+    """A game that the arena's own error stopped: void, every seat level, not scored."""
+    detail = f"the arena failed ({type(error).__name__}: {str(error)[:200]}); the game is void and is played again"
+    ranks = tuple(1 for _ in names)
+    reason = Termination.INFRASTRUCTURE_ERROR
+    tags = game_tags(setup, names, ranks, None, reason, detail, len(plies))
+    trace = "".join(traceback.format_exception(error))
+    return GameOutcome(GameRecord(tags=tags, plies=list(plies)), ranks, None, [], reason, 0, trace)
