@@ -5,10 +5,14 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Annotated
 
+import typer
+
+from arena.cli.common import SeedArg, console, fail
 from arena.errors import ArenaError
 from arena.games import GAMES
-from arena.league.config import BotEntry, League, LeagueFile, TimeSection, resolve_league
+from arena.league.config import BotEntry, League, LeagueFile, LeagueFileError, TimeSection, resolve_league
 from arena.referee.botnames import shipped_bots
 
 DEMO_BOTS = ("random", "greedy", "search")
@@ -67,3 +71,31 @@ def clear_demo_output(league: League) -> None:
         (folder / DEMO_MARK).write_text("made by `arena demo`, which replaces this folder on its next run\n")
     except OSError as exc:
         raise DemoFolderError(f"cannot create {folder} ({exc.strerror}); give the demo another --out folder") from None
+
+
+def demo_command(
+    out: Annotated[Path, typer.Option("--out", help="Folder for the demo leagues (replaced).")] = Path("arena-demo"),
+    seed: SeedArg = 1,
+    games: Annotated[int, typer.Option("--games", help="Games per pairing in the 2-seat leagues.", min=2)] = 6,
+) -> None:
+    """A short round-robin league of the bundled bots (random, greedy, search) in every
+    game, with live standings; records and databases go to --out."""
+    from arena.cli.league import print_tables, run_league
+
+    if games % 2:
+        raise fail(f"--games {games}: 2-seat games are played in pairs with seats swapped; "
+                   f"give an even number such as {games + 1}")
+    try:
+        leagues = demo_leagues(out, seed, games)
+    except LeagueFileError as exc:
+        raise fail(f"cannot build the demo: {exc}") from None
+    for league in leagues:
+        try:
+            clear_demo_output(league)
+        except ArenaError as exc:
+            raise fail(str(exc)) from None
+        console.rule(f"{league.game.name}: {', '.join(b.name for b in league.bots)}")
+        run_league(league, quiet=False, resume_hint=f"arena demo --out {out}")
+        print_tables(league, "table")
+    console.print(f"records and results are in {out}/; try `arena replay {out}/btt/league.pgn`, "
+                  f"or run your own league: docs/leagues.md")

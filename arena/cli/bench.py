@@ -1,0 +1,41 @@
+"""`arena bench`: run the benchmarks of arena.bench and print their tables."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from arena.cli.common import (
+    console,
+    fail,
+)
+
+BENCH_PARTS = ("referee", "engines", "league")
+
+def bench_command(
+    decisions: Annotated[int, typer.Option("--decisions", help="Decisions per referee measurement.")] = 4000,
+    only: Annotated[list[str] | None, typer.Option(
+        "--only", help="Run only these parts (repeatable): referee, engines, league.")] = None,
+    league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
+) -> None:
+    """Measure the arena: the referee's CPU and round trip per decision beside a raw
+    pipe, decisions per second with 1, 8 and 32 games at once; every rules engine's
+    random games per second and mid-game legal-action time; league games per second
+    at concurrency 1, 2 and 4 with the referee's share of CPU."""
+    parts = only or list(BENCH_PARTS)
+    for part in parts:
+        if part not in BENCH_PARTS:
+            raise fail(f"--only {part!r}: choose from {', '.join(BENCH_PARTS)}")
+    if "referee" in parts:
+        from arena.bench.referee import run_bench
+
+        run_bench(console, decisions)
+    if "engines" in parts:
+        from arena.bench.games import engine_table
+
+        console.print(engine_table(console))
+    if "league" in parts:
+        from arena.bench.league import league_table
+
+        console.print(league_table(league_games + league_games % 2))
