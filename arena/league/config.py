@@ -5,9 +5,6 @@ from __future__ import annotations
 
 import math
 import os
-import shlex
-import shutil
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -16,7 +13,7 @@ import msgspec
 
 from arena.errors import ArenaError, excerpt
 from arena.games import Game, GameError, get_game
-from arena.referee.botnames import BotNameError, check_command, resolve_bot, shipped_names
+from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED
 from arena.referee.spec import BotSpec, Limits
@@ -335,36 +332,8 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
     if not cwd.is_dir():
         raise LeagueFileError(f"{key}.cwd: no such folder {excerpt(str(cwd), 200)} "
                               "(cwd is relative to the league file)")
-    if isinstance(entry.command, str):
-        if entry.command.strip() in shipped_names(game.id) or entry.command.startswith("zoo/"):
-            try:
-                spec = resolve_bot(entry.command, game.id)
-            except BotNameError as exc:
-                raise LeagueFileError(f"{key}.command: {exc}") from None
-            return BotSpec(entry.name, spec.command, str(cwd), dict(entry.env))
-        try:
-            argv = shlex.split(entry.command)
-        except ValueError as exc:
-            raise LeagueFileError(f"{key}.command: cannot parse {excerpt(entry.command)}: {exc}") from None
-    else:
-        argv = list(entry.command)
-    if not argv or not argv[0]:
-        raise LeagueFileError(f"{key}.command: empty; give a shipped bot ({', '.join(shipped_names(game.id))}) "
-                              "or a command line")
-    program = argv[0]
-    if "/" in program or program.endswith(".py"):
-        path = cwd / program
-        if not path.exists():
-            raise LeagueFileError(f"{key}.command: {excerpt(program, 200)} does not exist in {cwd.name}/ "
-                                  "(relative paths start at the bot's cwd, or the league file's folder)")
-        argv[0] = str(path)
-        if program.endswith(".py"):
-            argv.insert(0, sys.executable)
-    elif shutil.which(program) is None:
-        raise LeagueFileError(f"{key}.command: {excerpt(program, 200)} is not a shipped bot "
-                              f"({', '.join(shipped_names(game.id))}) nor a program on PATH")
     try:
-        check_command(argv, cwd)
+        spec = resolve_bot(entry.command, game.id, cwd)
     except BotNameError as exc:
         raise LeagueFileError(f"{key}.command: {exc}") from None
-    return BotSpec(entry.name, argv, str(cwd), dict(entry.env))
+    return BotSpec(entry.name, spec.command, str(cwd), dict(entry.env))

@@ -61,39 +61,53 @@ def _script_command(path: Path) -> list[str]:
     return [str(path)]
 
 
-def resolve_bot(text: str, game_id: str) -> BotSpec:
-    """A BotSpec for a short name (random, greedy, zoo/crash, btt-greedy) or a command."""
+def resolve_bot(command: str | list[str], game_id: str, folder: Path | None = None) -> BotSpec:
+    """The one way a bot is named, on the command line and in league files: a shipped
+    bot's short name (random, greedy, zoo/crash, btt-greedy), a command line (split like
+    a shell's) or an argv list. Relative paths are taken from `folder`, where the bot
+    then runs (default: the current folder); a Python script runs with this
+    interpreter. BotNameError says why a command cannot work."""
     try:
-        return _resolve(text, game_id)
+        return _resolve(command, game_id, folder)
     except OSError as exc:
-        raise BotNameError(f"{excerpt(text, 200)}: {exc.strerror or exc}; check the bot's command") from None
+        shown = command if isinstance(command, str) else " ".join(command)
+        raise BotNameError(f"{excerpt(shown, 200)}: {exc.strerror or exc}; check the bot's command") from None
 
 
-def _resolve(text: str, game_id: str) -> BotSpec:
-    name = text.strip()
-    if not name:
-        raise BotNameError("an empty bot name: give a shipped bot's name or a command line")
-    shipped = shipped_bots(game_id)
-    if name in shipped:
-        return BotSpec(name, _script_command(shipped[name]))
-    if name in PER_GAME:
-        raise BotNameError(f"there is no {name} bot for {game_id} (shipped: {', '.join(shipped_names(game_id))})")
-    try:
-        argv = shlex.split(name)
-    except ValueError as exc:
-        raise BotNameError(f"cannot parse the command {excerpt(name)}: {exc}") from None
-    if not argv:
-        raise BotNameError("an empty command line")
+def _resolve(command: str | list[str], game_id: str, folder: Path | None) -> BotSpec:
+    cwd = None if folder is None else str(folder)
+    if isinstance(command, str):
+        name = command.strip()
+        shipped = shipped_bots(game_id)
+        if name in shipped:
+            return BotSpec(name, _script_command(shipped[name]), cwd)
+        if name in PER_GAME:
+            raise BotNameError(f"there is no {name} bot for {game_id} (shipped: {', '.join(shipped_names(game_id))})")
+        try:
+            argv = shlex.split(name)
+        except ValueError as exc:
+            raise BotNameError(f"cannot parse the command {excerpt(name)}: {exc}") from None
+    else:
+        argv = list(command)
+    if not argv or not argv[0]:
+        raise BotNameError(f"an empty command: give a shipped bot ({', '.join(shipped_names(game_id))}) "
+                           "or a command line")
+    base = folder or Path.cwd()
     program = argv[0]
-    if program.endswith(".py") and Path(program).exists():
-        argv = [sys.executable, *argv]
-    elif shutil.which(program) is None and not Path(program).exists():
-        raise BotNameError(
-            f"{excerpt(program, 200)} is neither a shipped bot ({', '.join(shipped_names(game_id))}) "
-            "nor a command found on PATH"
-        )
-    check_command(argv)
-    return BotSpec(_display_name(argv), argv)
+    if "/" in program or program.endswith(".py"):
+        path = Path(program) if Path(program).is_absolute() else base / program
+        if not path.exists():
+            raise BotNameError(f"{excerpt(program, 200)} does not exist in {base} "
+                               "(relative paths start at the bot's folder)")
+        if folder is not None:
+            argv[0] = str(path)
+        if program.endswith(".py"):
+            argv.insert(0, sys.executable)
+    elif shutil.which(program) is None:
+        raise BotNameError(f"{excerpt(program, 200)} is not a shipped bot ({', '.join(shipped_names(game_id))}) "
+                           "nor a command found on PATH")
+    check_command(argv, folder)
+    return BotSpec(_display_name(argv, base), argv, cwd)
 
 
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".lua", ".sh", ".php", ".jar", ".R", ".jl")
@@ -121,10 +135,10 @@ def check_command(argv: list[str], folder: Path | None = None) -> None:
             raise BotNameError(f"{excerpt(arg, 200)} does not exist (looked in {base}); check the bot's path")
 
 
-def _display_name(argv: list[str]) -> str:
+def _display_name(argv: list[str], base: Path) -> str:
     """The stem of the first argument that is a file (`python3 bots/mine.py` -> mine),
     else the program's name."""
     for arg in argv[1:]:
-        if Path(arg).is_file():
+        if (base / arg).is_file():
             return Path(arg).stem
     return Path(argv[0]).name
