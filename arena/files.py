@@ -25,3 +25,13 @@ def writable_folder(path: Path) -> Path:
     if not os.access(path, os.W_OK | os.X_OK):
         raise FolderError("is not writable")
     return path
+
+
+def unreadable(path: Path, exc: OSError, what: str, example: str) -> str:
+    """The message for a file the user named that cannot be read: missing, a folder,
+    or refused by the system; `example` is a file name to suggest for a folder."""
+    if isinstance(exc, FileNotFoundError):
+        return f"no such {what}: {path}"
+    if isinstance(exc, IsADirectoryError):
+        return f"{path} is a folder; give a {what}, e.g. {path / example}"
+    return f"cannot read {path} ({exc.strerror or exc})"

@@ -21,7 +21,7 @@ from arena.league import store as store_module
 from arena.league.config import load_league
 from arena.league.store import LeagueStore
 from arena.records.files import read_record_file
-from arena.records.record import Ply
+from arena.records.record import GameRecord, Ply
 from arena.records.writer import write_record
 
 runner = CliRunner()
@@ -155,25 +155,24 @@ def test_a_full_disk_stops_the_league_cleanly_and_it_resumes(tmp_path: Path, mon
 
 def test_a_full_disk_for_the_records_file_stops_the_league_and_it_resumes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.league import runner as runner_module
+    from arena.records.files import append_record as original
 
     appended: list[int] = []
-    original = runner_module.append_record
 
-    def third_fails(path: Path, record: object) -> None:
+    def third_fails(path: Path, record: GameRecord) -> None:
         if len(appended) == 2:
             raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         appended.append(1)
-        original(path, record)  # type: ignore[arg-type]
+        original(path, record)
 
-    monkeypatch.setattr(runner_module, "append_record", third_fails)
+    monkeypatch.setattr("arena.league.runner.append_record", third_fails)
     path = league_file(tmp_path)
     result = cli("league", "run", str(path), "-q")
     assert result.exit_code == 2
     assert "No space left on device); every finished game is stored in" in one_line(result)
     league = load_league(path)
     assert len(read_record_file(league.records)) == 2
-    monkeypatch.setattr(runner_module, "append_record", original)
+    monkeypatch.setattr("arena.league.runner.append_record", original)
     assert cli("league", "run", str(path), "-q").exit_code == 0
     assert len(read_record_file(league.records)) == 6
     assert cli("verify", str(league.records)).exit_code == 0

@@ -93,21 +93,28 @@ def test_verify_rejects_a_tampered_record(tmp_path: Path) -> None:
 
 
 def test_demo_runs_a_league_per_game_and_plays_afresh(tmp_path: Path) -> None:
+    """A smoke test at 2 games per pairing (the README's demo plays 6)."""
     out_dir = tmp_path / "demo"
-    code, out = invoke("demo", "--out", str(out_dir))
+    code, out = invoke("demo", "--out", str(out_dir), "--games", "2")
     assert code == 0, out
-    from arena.cli.demo import demo_leagues
+    from arena.cli.demo import clear_demo_output, demo_leagues
     from arena.league.schedule import build_schedule
 
-    leagues = demo_leagues(out_dir, 1)
+    leagues = demo_leagues(out_dir, 1, 2)
     assert {league.game.id for league in leagues} >= {"btt", "treeblox"}
     assert {league.seats for league in leagues} == {2, 3}
     for league in leagues:
         records = read_record_file(league.records)
         assert len(records) == len(build_schedule(league))
         assert invoke("verify", str(league.records))[0] == 0
-    code, out = invoke("demo", "--out", str(out_dir))  # a second demo starts again
-    assert code == 0 and "already played" not in out
+    clear_demo_output(leagues[0])  # what a second demo does first: its own folder starts empty
+    assert [p.name for p in leagues[0].output.iterdir()] == [".arena-demo"]
+    mine = tmp_path / "mine" / leagues[0].output.name
+    mine.mkdir(parents=True)
+    (mine / "notes.txt").write_text("keep me")
+    code, out = invoke("demo", "--out", str(tmp_path / "mine"), "--games", "2")
+    assert code == 2 and "holds files the demo did not make" in " ".join(out.split())
+    assert (mine / "notes.txt").read_text() == "keep me"
 
 
 def test_help_explains_every_command() -> None:

@@ -37,9 +37,9 @@ HOSTILE = [
 ]
 
 
-def zoo(name: str, ply: int = 2, **env: str) -> BotSpec:
+def zoo(name: str, env: dict[str, str] | None = None, ply: int = 2) -> BotSpec:
     spec = resolve_bot(f"zoo/{name}", "btt")
-    spec.env.update({"ZOO_PLY": str(ply), **env})
+    spec.env.update({"ZOO_PLY": str(ply), **(env or {})})
     return spec
 
 
@@ -68,7 +68,7 @@ def assert_survivors_finished(result: MatchResult, hostile_seat: int) -> None:
 
 @pytest.mark.parametrize(("bot", "env", "reason", "detail"), HOSTILE)
 def test_a_hostile_line_forfeits_a_two_seat_game(bot: str, env: dict[str, str], reason: str, detail: str) -> None:
-    result = play("btt", [resolve_bot("random", "btt"), zoo(bot, **env)])
+    result = play("btt", [resolve_bot("random", "btt"), zoo(bot, env)])
     outcome = result.outcomes[0]
     assert outcome.termination == reason
     assert outcome.ranks == (1, 2) and [f.seat for f in outcome.faults] == [1]
@@ -80,7 +80,7 @@ def test_a_hostile_line_forfeits_a_two_seat_game(bot: str, env: dict[str, str], 
 @pytest.mark.parametrize(("bot", "env", "reason", "detail"), HOSTILE)
 def test_a_hostile_line_removes_the_seat_and_the_others_finish(
         bot: str, env: dict[str, str], reason: str, detail: str) -> None:
-    result = play("btt", [resolve_bot("random", "btt"), zoo(bot, **env), resolve_bot("greedy", "btt")])
+    result = play("btt", [resolve_bot("random", "btt"), zoo(bot, env), resolve_bot("greedy", "btt")])
     outcome = result.outcomes[0]
     assert outcome.termination == reason and outcome.ranks[1] == 3
     assert detail in outcome.faults[0].detail
@@ -138,7 +138,7 @@ def lax_game(monkeypatch: pytest.MonkeyPatch) -> str:
 
 @pytest.mark.parametrize("seats", [2, 3])
 def test_an_action_the_rules_refuse_after_is_legal_is_the_seats_fault(lax_game: str, seats: int) -> None:
-    refusing = zoo("illegal", ply=3, ZOO_ACTION="zz-refused")
+    refusing = zoo("illegal", {"ZOO_ACTION": "zz-refused"}, ply=3)
     others = [resolve_bot("random", "btt") for _ in range(seats - 1)]
     result = play(lax_game, [refusing, *others], games=2)
     first = result.outcomes[0]
@@ -155,7 +155,7 @@ def test_an_action_the_rules_refuse_after_is_legal_is_the_seats_fault(lax_game: 
 
 
 def test_a_league_of_hostile_bots_finishes_with_every_game_stored(tmp_path: Path) -> None:
-    bots = [("random", "random", {}), ("greedy", "greedy", {})]
+    bots: list[tuple[str, str, dict[str, str]]] = [("random", "random", {}), ("greedy", "greedy", {})]
     bots += [(f"{bot}-{i}", f"zoo/{bot}", {"ZOO_PLY": "1", **env}) for i, (bot, env, _, _) in enumerate(HOSTILE)]
     lines = ["[[bots]]\nname = {}\ncommand = {}\nenv = {}".format(
         json.dumps(name), json.dumps(command), "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in env.items())

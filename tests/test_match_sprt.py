@@ -2,21 +2,29 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.records.files import read_record_file
 
 runner = CliRunner()
 
 
-def test_sprt_match_stops_early_on_a_clear_difference() -> None:
+def test_sprt_match_stops_early_on_a_clear_difference(tmp_path: Path) -> None:
+    out = tmp_path / "match.pgn"
     result = runner.invoke(app, ["match", "random", "greedy", "--game", "btt", "--games", "400", "--sprt",
-                                 "elo0=0", "elo1=50", "alpha=0.05", "beta=0.05", "--time-per-move", "2", "-q"])
+                                 "elo0=0", "elo1=50", "alpha=0.05", "beta=0.05", "--time-per-move", "2", "-q",
+                                 "--out", str(out)])
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "H1 accepted: greedy is stronger than random" in text
-    games = int(text.split("Thorns: ")[1].split(" game")[0])
-    assert games < 100 and games % 2 == 0
+    records = read_record_file(out)
+    assert len(records) < 100 and len(records) % 2 == 0
+    pairs = [records[i:i + 2] for i in range(0, len(records), 2)]
+    assert all(a.tags["Seed"] == b.tags["Seed"] and a.players == b.players[::-1] for a, b in pairs)
+    assert f"pairs {len(pairs)} " in text
     assert "penta [" in text and "LOS" in text and "Elo +" in text
 
 

@@ -502,3 +502,29 @@ def test_the_documented_example_round_trips_and_its_btt_game_verifies() -> None:
     assert games[1].plies[2] == Ply(3, "roll 1,3,3,5/2,6", chance=True)
     if "btt" in GAMES:
         assert verify(games[0]) == []
+
+
+def _append_many(path: str, writer: int, count: int) -> None:
+    from arena.records.files import append_record as append
+    from arena.records.record import GameRecord as Record
+    from arena.records.record import Ply as P
+
+    for k in range(count):
+        append(path, Record({"Game": "btt", "Seats": "2", "Round": f"{writer}.{k}"},
+                            [P(1, "Nc3"), P(2, "Rd2", comment="x" * (k * 37 % 3000))]))
+
+
+def test_two_processes_appending_to_one_file_lose_and_tear_nothing(tmp_path: Path) -> None:
+    import multiprocessing
+
+    path = tmp_path / "shared.pgn"
+    context = multiprocessing.get_context("spawn")
+    writers = [context.Process(target=_append_many, args=(str(path), w, 40)) for w in range(2)]
+    for writer in writers:
+        writer.start()
+    for writer in writers:
+        writer.join(60)
+        assert writer.exitcode == 0
+    games = read_record_file(path)
+    assert sorted(g.tags["Round"] for g in games) == sorted(f"{w}.{k}" for w in range(2) for k in range(40))
+    assert all(len(g.plies) == 2 for g in games)

@@ -15,11 +15,11 @@ import trio
 
 from arena.games import get_game
 from arena.records.record import Ply
-from arena.records.replay import verify
+from arena.records.replay import state_at, verify
 from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.process import PIDS_CGROUPS, processes_in_group
+from arena.referee.process import PIDS_CGROUPS, process_table, processes_in_group
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
@@ -56,7 +56,9 @@ def test_two_random_bots_play_a_full_game() -> None:
     outcome = result.outcomes[0]
     assert outcome.termination == "normal"
     assert len(outcome.record.plies) == 2 + 30
-    assert sorted(outcome.ranks) in ([1, 2], [1, 1])
+    final = state_at(outcome.record, len(outcome.record.plies))
+    assert final.is_terminal() and outcome.ranks == final.result().ranks
+    assert outcome.scores == final.result().scores
     assert verify(outcome.record) == []
     assert_no_leftovers(result)
 
@@ -77,10 +79,12 @@ def test_two_random_bots_play_a_full_game() -> None:
         ("wrong_type", "unexpected-message"),
         ("unexpected", "unexpected-message"),
         ("close_stdout", "closed-pipe"),
+        ("deaf", "time-out"),
+        ("close_stdin", "closed-pipe"),
     ],
 )
 def test_misbehaving_bot_forfeits_with_the_right_reason(bot: str, reason: str, tmp_path: Path) -> None:
-    result = run([random_bot(), zoo(bot)], per_move=0.4, tmp=tmp_path, startup=1.0)
+    result = run([random_bot(), zoo(bot)], per_move=0.5, tmp=tmp_path, startup=2.0)
     outcome = result.outcomes[0]
     assert outcome.termination == reason, outcome.record.tags.get("TerminationDetail")
     assert outcome.ranks == (1, 2)
@@ -110,6 +114,18 @@ def test_fork_loop_is_held_by_the_process_limit(tmp_path: Path) -> None:
     assert_no_leftovers(result)
 
 
+def test_memory_limit_stops_a_hog_that_plays_on_without_it(tmp_path: Path) -> None:
+    limited = run([random_bot(), zoo("memory_hog", ply=2)], tmp=tmp_path, limits=Limits(memory_bytes=200 << 20),
+                  per_move=5.0)
+    outcome = limited.outcomes[0]
+    assert outcome.termination == "crash" and outcome.faults[0].seat == 1
+    assert "MemoryError" in outcome.faults[0].detail
+    free = run([random_bot(), zoo("memory_hog", ply=2)], per_move=5.0)
+    assert free.outcomes[0].termination == "normal"
+    assert_no_leftovers(limited)
+    assert_no_leftovers(free)
+
+
 def test_crashed_bot_is_restarted_for_the_next_game() -> None:
     result = run([random_bot(), zoo("crash", ply=2)], games=2)
     assert [o.termination for o in result.outcomes] == ["crash", "crash"]
@@ -126,7 +142,10 @@ def test_three_seats_remove_the_faulting_seat_and_finish() -> None:
     assert outcome.termination == "illegal-action"
     assert len(outcome.record.plies) == 3 + 45
     assert outcome.ranks[1] == 3
-    assert sorted(outcome.ranks[s] for s in (0, 2)) in ([1, 2], [1, 1])
+    scores = state_at(outcome.record, len(outcome.record.plies)).result().scores
+    # The two seats left keep the rules' order between them: ahead on score, ahead in rank.
+    expected = (1, 1) if scores[0] == scores[2] else (1, 2) if scores[0] > scores[2] else (2, 1)
+    assert (outcome.ranks[0], outcome.ranks[2]) == expected
     forced = [p for p in outcome.record.plies if p.forced]
     assert len(forced) == 15  # its setup ply was its own, every pyramid forced
     assert verify(outcome.record) == []
@@ -141,26 +160,17 @@ def test_two_faults_in_three_seats_rank_the_first_faulter_last() -> None:
     assert_no_leftovers(result)
 
 
-@pytest.mark.parametrize(
-    ("base", "increment", "ply", "termination"),
-    [(0.15, 0.0, 1, "time-out"), (0.6, 0.0, 1, "normal"), (0.15, 0.0, 3, "time-out"), (0.15, 0.1, 3, "normal")],
-)
-def test_game_clock_runs_down_and_flags(
-    base: float, increment: float, ply: int, termination: str, tmp_path: Path
-) -> None:
-    """0.2 s spent at the bot's k-th request: over a 0.15 s clock, within a 0.6 s one,
-    and within 0.15 s when two increments of 0.1 s came before."""
-    config = MatchConfig(
-        get_game("btt"), {}, TimeControl(per_move_s=None, base_s=base, increment_s=increment), seed=1,
-        games=1, log_dir=tmp_path, timing=Timing(startup_s=3.0, grace_s=0.02),
-    )
-    slow = zoo("slow", ply=ply, ZOO_SECONDS="0.2")
-    result = trio.run(play_match, config, [random_bot(), slow])
+def test_a_slow_real_bot_is_timed_by_the_referee(tmp_path: Path) -> None:
+    """End to end with a real process (the clock logic itself is tested under MockClock
+    in test_decision.py): a 0.2 s answer is measured at 0.2 s or a little more, within a
+    generous limit."""
+    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=5.0), seed=1, games=1, log_dir=tmp_path,
+                         timing=Timing(startup_s=5.0, grace_s=0.05))
+    result = trio.run(play_match, config, [random_bot(), zoo("slow", ply=2, ZOO_SECONDS="0.2")])
     outcome = result.outcomes[0]
-    assert outcome.termination == termination
-    if termination == "normal":
-        slow_answer = outcome.record.plies[2 * ply - 1].elapsed_ms
-        assert slow_answer is not None and 200 <= slow_answer < 400
+    assert outcome.termination == "normal"
+    slow_answer = outcome.record.plies[3].elapsed_ms
+    assert slow_answer is not None and 200 <= slow_answer < 5000
     assert_no_leftovers(result)
 
 
@@ -192,32 +202,34 @@ def test_an_exception_in_the_referee_voids_that_game_alone_and_kills_its_bots(
     assert_no_leftovers(result)
 
 
-def _bot_processes(marker: str) -> list[str]:
-    out = subprocess.run(["ps", "-eo", "pid,args"], capture_output=True, text=True).stdout
-    return [line for line in out.splitlines() if marker in line and "ps -eo" not in line]
+def bot_groups_of(pid: int) -> set[int]:
+    """The process groups led by children of `pid`: the bots an arena process started
+    (each bot leads its own group), found through /proc and not by name, so another
+    run of the suite on the machine cannot confuse the test."""
+    return {child for child, (parent, group) in process_table().items() if parent == pid and group == child}
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_interrupting_the_cli_leaves_no_bot(sig: signal.Signals, tmp_path: Path) -> None:
-    marker = "zoo/hang.py"
-    before = set(_bot_processes(marker))
     env = {**os.environ, "ZOO_PLY": "1"}
     cli = subprocess.Popen(
         [sys.executable, "-m", "arena", "play", "btt", "random", "zoo/hang", "--time-per-move", "60",
          "--out", str(tmp_path / "g.pgn"), "--log-dir", str(tmp_path)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline and not (set(_bot_processes(marker)) - before):
+    deadline = time.monotonic() + 30
+    groups: set[int] = set()
+    while time.monotonic() < deadline and len(groups) < 2:
+        groups |= bot_groups_of(cli.pid)
         time.sleep(0.05)
-    assert set(_bot_processes(marker)) - before, "the hanging bot never started"
-    time.sleep(0.3)
+    assert len(groups) == 2, "the two bots never started"
+    time.sleep(0.3)  # any moment will do: an interrupt at any point must leave no bot
     cli.send_signal(sig)
-    _, err = cli.communicate(timeout=10)
+    _, err = cli.communicate(timeout=30)
     assert cli.returncode != 0
     assert b"interrupted" in err
-    time.sleep(0.1)
-    assert set(_bot_processes(marker)) - before == set()
+    for group in groups:
+        assert processes_in_group(group) == [], f"bot group {group} outlived the arena"
 
 
 def test_a_solo_game_is_played_to_its_end_and_a_solo_fault_loses() -> None:

@@ -13,6 +13,7 @@ from arena.cli.common import (
 
 BENCH_PARTS = ("referee", "engines", "league")
 
+
 def bench_command(
     decisions: Annotated[int, typer.Option("--decisions", help="Decisions per referee measurement.")] = 4000,
     only: Annotated[list[str] | None, typer.Option(

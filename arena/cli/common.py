@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
@@ -21,6 +22,7 @@ from arena.games.base import Game, State
 from arena.records.files import append_record
 from arena.records.writer import write_record
 from arena.referee.botnames import BotNameError, resolve_bot
+from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED, bot_seed
@@ -232,3 +234,19 @@ def log_void_game(log_dir: Path | None, index: int, outcome: GameOutcome) -> Non
         return
     with contextlib.suppress(OSError), (log_dir / ERRORS_LOG).open("a", encoding="utf-8") as log:
         log.write(f"--- game {index + 1}\n{outcome.error}\n{write_record(outcome.record)}\n")
+
+
+def finish_match(result: MatchResult, logs: Path, keep_logs: bool) -> None:
+    """What `play` and `match` say after a match: where the bots' logs are (a temporary
+    folder is removed when no game needs it), then exit 2 for a bot that never started,
+    or 1 for games an error of the arena voided."""
+    void = [o for o in result.outcomes if o.void]
+    if keep_logs or void or any(o.faults for o in result.outcomes):
+        console.print(f"bot logs (stderr): {logs}")
+    else:
+        shutil.rmtree(logs, ignore_errors=True)
+    for name, fault in result.never_ready.items():
+        raise fail(f"{name} never started ({fault}); check its command")
+    if void:
+        raise fail(f"{len(void)} game(s) were stopped by an error of the arena (a bug: please report it); they are "
+                   f"void, not scored, and left out of the records; tracebacks: {logs / ERRORS_LOG}", 1)

@@ -41,9 +41,11 @@ def games_command() -> None:
     console.print(table)
     console.print(options)
 
+
 DealArg = Annotated[str | None, typer.Option(
     "--deal", help="The opening chance outcome, given explicitly (The Tree: the 36 tiles in dealt order, "
     "comma-separated); default: drawn from --seed.")]
+
 
 def with_deal(state: State, deal: str | None, actions: list[str] | None) -> list[str]:
     """The action list with an explicit deal first, once the game accepts that deal."""
@@ -56,6 +58,19 @@ def with_deal(state: State, deal: str | None, actions: list[str] | None) -> list
     except GameError as exc:
         raise fail(f"--deal: {exc}") from None
     return [deal, *(actions or [])]
+
+
+def played(game_id: str, players: int | None, option: list[str] | None, seed: int, deal: str | None,
+           actions: list[str] | None) -> tuple[State, int]:
+    """The state after the given actions (chance drawn from `seed`) and the ply reached;
+    an illegal action exits with code 1, naming it."""
+    game = load_game(game_id)
+    state = new_state(game, players, parse_options(game, option))
+    try:
+        return state, apply_actions(state, with_deal(state, deal, actions), seed)
+    except GameError as exc:
+        raise fail(str(exc), 1) from None
+
 
 def legal_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt.")],
@@ -70,17 +85,13 @@ def legal_command(
     An illegal action in the list exits with code 1, naming the action and its index.
     At a chance point a listed action the game accepts is the outcome; otherwise one
     is drawn from --seed."""
-    game = load_game(game_id)
-    state = new_state(game, players, parse_options(game, option))
-    try:
-        apply_actions(state, with_deal(state, deal, actions), seed)
-    except GameError as exc:
-        raise fail(str(exc), 1) from None
+    state, _ = played(game_id, players, option, seed, deal, actions)
     if state.current() == TERMINAL:
         result = state.result()
         errors.print(f"game over: ranks {list(result.ranks)}, scores {list(result.scores)}")
         return
     sys.stdout.write("".join(a + "\n" for a in state.legal_actions()))
+
 
 def perft_command(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt.")],
@@ -93,11 +104,6 @@ def perft_command(
 ) -> None:
     """Print `DEPTH COUNT` for every depth 1..DEPTH: the number of legal action
     sequences of exactly that length (chance points are resolved from --seed)."""
-    game = load_game(game_id)
-    state = new_state(game, players, parse_options(game, option))
-    try:
-        ply = apply_actions(state, with_deal(state, deal, actions), seed)
-    except GameError as exc:
-        raise fail(str(exc), 1) from None
+    state, ply = played(game_id, players, option, seed, deal, actions)
     for level, count in enumerate(perft(state, depth, seed, ply), start=1):
         sys.stdout.write(f"{level} {count}\n")

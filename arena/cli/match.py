@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 import tempfile
 from pathlib import Path
 from typing import Annotated
@@ -24,6 +23,7 @@ from arena.cli.common import (
     check_out_file,
     console,
     fail,
+    finish_match,
     load_game,
     log_void_game,
     parse_options,
@@ -142,10 +142,6 @@ def match_command(
         raise fail("interrupted: every bot was stopped", 130) from None
     except ArenaError as exc:
         raise fail(str(exc)) from None
-    if not voided and not any(o.faults for o in result.outcomes):
-        shutil.rmtree(logs, ignore_errors=True)
-    else:
-        console.print(f"bot logs (stderr): {logs}")
     console.print(match_table(result, game))
     names = result.names
     console.print(f"{names[1]} vs {names[0]}: " + describe_stats(stats, params), highlight=False)
@@ -158,8 +154,4 @@ def match_command(
             verdict = f"no decision after {len(result.outcomes)} games (raise --games)"
         console.print(f"SPRT elo0={params.elo0:g} elo1={params.elo1:g} alpha={params.alpha:g} "
                       f"beta={params.beta:g}: {verdict}", highlight=False)
-    for name, fault in result.never_ready.items():
-        raise fail(f"{name} never started ({fault}); check its command")
-    if voided:
-        raise fail(f"{len(voided)} game(s) were stopped by an error of the arena (a bug: please report it); "
-                   f"they are void and not scored; tracebacks: {logs / 'arena-errors.log'}", 1)
+    finish_match(result, logs, keep_logs=False)

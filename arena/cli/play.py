@@ -10,7 +10,6 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import (
-    ERRORS_LOG,
     ClockArg,
     GraceArg,
     MaxProcessesArg,
@@ -24,6 +23,7 @@ from arena.cli.common import (
     check_out_file,
     console,
     fail,
+    finish_match,
     load_game,
     log_void_game,
     parse_options,
@@ -85,19 +85,10 @@ def play_command(
             shutil.rmtree(logs, ignore_errors=True)
         raise
     console.print(match_table(result, game))
-    void = [o for o in result.outcomes if o.void]
-    keep_logs = log_dir is not None or void or any(o.faults for o in result.outcomes)
-    if keep_logs:
-        console.print(f"bot logs (stderr): {logs}")
-    else:
-        shutil.rmtree(logs, ignore_errors=True)
     if out is not None:
         console.print(f"records appended to {out}")
-    for name, fault in result.never_ready.items():
-        raise fail(f"{name} never started ({fault}); check its command")
-    if void:
-        raise fail(f"{len(void)} game(s) were stopped by an error of the arena (a bug: please report it); they are "
-                   f"void, not scored, and left out of the records; tracebacks: {logs / ERRORS_LOG}", 1)
+    finish_match(result, logs, keep_logs=log_dir is not None)
+
 
 def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watch: bool, quiet: bool) -> MatchResult:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

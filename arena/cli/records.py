@@ -14,6 +14,7 @@ from arena.cli.common import (
     errors,
     fail,
 )
+from arena.files import unreadable
 from arena.games import TERMINAL, GameError
 from arena.games.base import State
 from arena.records.files import iter_record_file
@@ -29,14 +30,11 @@ def _records(path: Path) -> Iterator[GameRecord]:
     error (exit 2), one that is not a record file names its line and column (exit 1)."""
     try:
         yield from iter_record_file(path)
-    except FileNotFoundError:
-        raise fail(f"no such record file: {path}") from None
-    except IsADirectoryError:
-        raise fail(f"{path} is a folder; give a record file, e.g. {path / 'league.pgn'}") from None
     except OSError as exc:
-        raise fail(f"cannot read {path} ({exc.strerror})") from None
+        raise fail(unreadable(path, exc, "record file", "league.pgn")) from None
     except RecordSyntaxError as exc:
         raise fail(str(exc), 1) from None
+
 
 def _nth_record(path: Path, number: int) -> GameRecord:
     count = 0
@@ -46,6 +44,7 @@ def _nth_record(path: Path, number: int) -> GameRecord:
     if count == 0:
         raise fail(f"{path} holds no game: it is empty or has no tag lines", 1)
     raise fail(f"{path} holds {count} game(s); --game must be 1..{count}")
+
 
 def replay_command(
     path: Annotated[Path, typer.Argument(metavar="FILE", help="A record file written by `arena play`.")],
@@ -90,6 +89,7 @@ def replay_command(
     console.print(f"ranks {tags.get('Ranks', '?')}  scores {tags.get('Scores', '-')}  "
                   f"termination {tags.get('Termination', '?')}")
 
+
 def _write_viewer(record: GameRecord, level: int | None, out: Path) -> None:
     page = viewer_html(record, level)
     try:
@@ -97,6 +97,7 @@ def _write_viewer(record: GameRecord, level: int | None, out: Path) -> None:
     except OSError as exc:
         raise fail(f"--html {out}: cannot write it ({exc.strerror}); choose a writable path") from None
     console.print(f"wrote {out}: open it in a browser and step with the arrow keys")
+
 
 def verify_command(
     paths: Annotated[list[Path], typer.Argument(metavar="FILE...", help="Record files to check.")],

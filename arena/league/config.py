@@ -12,6 +12,7 @@ from typing import Literal
 import msgspec
 
 from arena.errors import ArenaError, excerpt
+from arena.files import unreadable
 from arena.games import Game, GameError, get_game
 from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.player import Timing
@@ -138,12 +139,8 @@ def load_league(path: Path) -> League:
     """Read and check a league file; LeagueFileError names the problem and the fix."""
     try:
         data = path.read_bytes()
-    except FileNotFoundError:
-        raise LeagueFileError(f"no such league file: {path}") from None
-    except IsADirectoryError:
-        raise LeagueFileError(f"{path} is a folder; give the league's TOML file") from None
     except OSError as exc:
-        raise LeagueFileError(f"cannot read {path}: {exc.strerror}") from None
+        raise LeagueFileError(unreadable(path, exc, "league file", "night.toml")) from None
     if len(data) > MAX_FILE_BYTES:
         raise LeagueFileError(f"{path}: {len(data)} bytes is too large for a league file (at most {MAX_FILE_BYTES})")
     try:

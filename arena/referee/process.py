@@ -105,9 +105,9 @@ async def _quietly(task: Callable[[], Awaitable[None]]) -> None:
         pass
 
 
-def processes_in_group(pgid: int) -> list[int]:
-    """Pids of live or zombie processes whose process group is `pgid` (Linux /proc)."""
-    found = []
+def process_table() -> dict[int, tuple[int, int]]:
+    """Every process of the machine (Linux /proc): pid to (parent pid, process group)."""
+    table = {}
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -116,9 +116,13 @@ def processes_in_group(pgid: int) -> list[int]:
                 fields = stat.read().rsplit(b")", 1)[1].split()
         except OSError:
             continue
-        if int(fields[2]) == pgid:
-            found.append(int(entry))
-    return found
+        table[int(entry)] = (int(fields[1]), int(fields[2]))
+    return table
+
+
+def processes_in_group(pgid: int) -> list[int]:
+    """Pids of live or zombie processes whose process group is `pgid`."""
+    return [pid for pid, (_, group) in process_table().items() if group == pgid]
 
 
 def describe_exit(returncode: int | None) -> str:
