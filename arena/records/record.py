@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
-from arena.errors import excerpt
+from arena.errors import ArenaError, excerpt
 from protocol.messages import Info
 
 STANDARD_TAGS: Final = (
@@ -150,7 +150,7 @@ class GameRecord:
         return self.tags.get("Termination")
 
 
-class RecordSyntaxError(ValueError):
+class RecordSyntaxError(ArenaError, ValueError):
     """A record file that cannot be read; line and column are 1-based."""
 
     def __init__(self, line: int, column: int, message: str, path: str | None = None) -> None:

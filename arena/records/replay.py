@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
 from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
 from arena.records.record import GameRecord, Ply, format_ranks, format_scores, parse_ranks, parse_scores, turn_numbers
@@ -19,7 +20,7 @@ from arena.termination import Termination
 __all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "turn_frames", "verify"]
 
 
-class ReplayError(Exception):
+class ReplayError(ArenaError):
     """A record the rules cannot follow; `ply` is the 1-based number of the ply that
     failed (0 when the game cannot even be set up)."""
 

@@ -9,6 +9,7 @@ import inspect
 import json
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.games.base import State
 
 
@@ -21,7 +22,7 @@ def _view(game_id: str, kind: str) -> Any:
     return getattr(module, f"{kind}_{module_name}", None)
 
 
-class ViewError(ValueError):
+class ViewError(ArenaError, ValueError):
     """A view was asked for something it cannot draw."""
 
 
