@@ -19,7 +19,8 @@ if __package__ in (None, ""):
     # Run as a script: make the project root importable (bots/ is sys.path[0]).
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games.btt import EMPTY, NULL, ROOT, BTTState
+from arena.games.btt import BTTState
+from arena.games.btt_board import EMPTY, NULL, ROOT
 from bots.tracking import serve
 
 

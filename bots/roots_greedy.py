@@ -21,7 +21,8 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from arena.games import State
-from arena.games.roots import END, LEAVE, RootsState
+from arena.games.roots import RootsState
+from arena.games.roots_pieces import END, LEAVE
 from bots.tracking import seed_from_environment, serve, think_time
 
 REACH = 0.3

@@ -24,7 +24,8 @@ import sys
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games.the_tree import Move, TheTreeState
+from arena.games.the_tree import TheTreeState
+from arena.games.the_tree_tiles import Move
 from bots.the_tree_search import playout_move, reward
 
 SIGHTS = ("none", "hand", "all")

@@ -27,7 +27,8 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games.the_tree import ABOVE_OK, ANY, BELOW_OK, Move, TheTreeState, Tile, move_name
+from arena.games.the_tree import TheTreeState
+from arena.games.the_tree_tiles import ABOVE_OK, ANY, BELOW_OK, Move, Tile, move_name
 from bots.tracking import seed_from_environment
 from protocol.bot import Choice, run
 

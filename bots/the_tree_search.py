@@ -25,18 +25,8 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games.the_tree import (
-    DRAW,
-    PASS,
-    TILE_BY_NAME,
-    TILES,
-    Move,
-    TheTreeState,
-    Tile,
-    move_name,
-    parse_placement,
-    tile_of,
-)
+from arena.games.the_tree import TheTreeState
+from arena.games.the_tree_tiles import DRAW, PASS, TILE_BY_NAME, TILES, Move, Tile, move_name, parse_placement, tile_of
 from bots.the_tree_greedy import RARITY, fit_count, spot_masks
 from bots.the_tree_greedy import choose_move as greedy_move
 from bots.tracking import seed_from_environment, think_time

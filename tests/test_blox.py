@@ -250,7 +250,7 @@ def test_hundreds_of_random_games_end_and_verify() -> None:
 
 
 def bridge(**options: str) -> BloxState:
-    return board(variant="bridge", **options)
+    return board(2, variant="bridge", **options)
 
 
 def test_bridge_starts_with_two_bricks_each_around_an_empty_centre() -> None:

@@ -12,17 +12,8 @@ from rich.console import Console
 
 from arena.games import get_game
 from arena.games.base import TERMINAL, GameError, IllegalAction
-from arena.games.btt import (
-    BTT,
-    EMPTY,
-    NULL,
-    BTTState,
-    adjacency,
-    board_layout,
-    cut_squares,
-    geometry,
-    square_names,
-)
+from arena.games.btt import BTT, BTTState
+from arena.games.btt_board import EMPTY, NULL, adjacency, board_layout, cut_squares, geometry, square_names
 from arena.games.perft import perft
 from arena.render.btt import render_btt, text_btt
 from bots.btt_greedy import choose_action

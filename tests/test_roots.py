@@ -16,8 +16,9 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.games import CHANCE, TERMINAL, GameError, IllegalAction, get_game
 from arena.games.perft import perft
-from arena.games.roots import CROSSES, RootsState, special_offsets
+from arena.games.roots import RootsState
 from arena.games.roots_map import build_map, hex_disc, load_map, map_to_json, side_angle
+from arena.games.roots_pieces import CROSSES, special_offsets
 from arena.records.reader import read_records
 from arena.records.record import GameRecord
 from arena.records.replay import state_at, verify

@@ -16,6 +16,7 @@ from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.records.writer import write_records
 from arena.referee.outcome import GameSetup, game_tags
 from arena.referee.timecontrol import TimeControl
+from arena.termination import Termination
 
 
 def random_game_record(game_id: str, seats: int, seed: int, options: dict[str, str]) -> GameRecord:
@@ -35,13 +36,13 @@ def random_game_record(game_id: str, seats: int, seed: int, options: dict[str, s
     plies = [Ply(turn, action, actor == CHANCE) for turn, action, actor in zip(turn_numbers(actors), actions, actors)]
     setup = GameSetup(game, options, TimeControl(), seed)
     names = [f"random-{s}" for s in range(seats)]
-    tags = game_tags(setup, names, result.ranks, result.scores, "normal", "", len(plies))
+    tags = game_tags(setup, names, result.ranks, result.scores, Termination.NORMAL, "", len(plies))
     return GameRecord(tags=tags, plies=plies)
 
 
 def self_play_and_verify(tmp_path: Path, games_per_setting: int, seed: int) -> None:
     path = tmp_path / "selfplay.pgn"
-    records = []
+    records: list[GameRecord] = []
     for seats in range(2, 7):
         for board in ("wedge", "rect"):
             for _ in range(games_per_setting):

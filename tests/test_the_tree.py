@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.games import CHANCE, TERMINAL, IllegalAction, get_game
 from arena.games.perft import perft
-from arena.games.the_tree import TILES, Move, TheTreeState, Tile, fits_above, tile_name
+from arena.games.the_tree import TheTreeState
+from arena.games.the_tree_tiles import TILES, Move, Tile, fits_above, tile_name
 from arena.records.reader import read_records
 from arena.records.replay import verify
 from arena.records.writer import write_records

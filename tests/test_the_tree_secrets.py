@@ -23,7 +23,8 @@ import pytest
 import trio
 
 from arena.games import CHANCE, get_game
-from arena.games.the_tree import HAND, TheTreeState, parse_deal, parse_placement, tile_name, tile_of
+from arena.games.the_tree import TheTreeState
+from arena.games.the_tree_tiles import HAND, parse_deal, parse_placement, tile_name, tile_of
 from arena.records.record import GameRecord
 from arena.referee.match import MatchConfig, PlannedGame, play_match
 from arena.referee.seeds import rotated

@@ -1,44 +1,76 @@
-"""The game registry: every game the arena knows, by id."""
+"""The game registry: every game the arena knows, by id, each imported only when it is
+asked for (a bot pays for its own game, not for all five), and never hiding an import
+error: a game module that fails to import fails loudly."""
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Iterator, MutableMapping
 
 from arena.errors import excerpt
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, IllegalAction, Option, Result, State
 
 __all__ = ["CHANCE", "TERMINAL", "Game", "GameError", "IllegalAction", "Option", "Result", "State",
-           "GAMES", "get_game"]
+           "GAMES", "GAME_IDS", "get_game"]
 
 _GAME_CLASSES = (
-    ("arena.games.treeblox", "Treeblox"),
-    ("arena.games.the_tree", "TheTree"),
-    ("arena.games.roots", "Roots"),
-    ("arena.games.blox", "Blox"),
-    ("arena.games.btt", "BTT"),
+    ("treeblox", "arena.games.treeblox", "Treeblox"),
+    ("the-tree", "arena.games.the_tree", "TheTree"),
+    ("roots", "arena.games.roots", "Roots"),
+    ("blox", "arena.games.blox", "Blox"),
+    ("btt", "arena.games.btt", "BTT"),
 )
-"""Where each game's class lives, in the order `arena games` lists them."""
+"""Each game's id and where its class lives, in the order `arena games` lists them."""
+
+GAME_IDS = tuple(game_id for game_id, _, _ in _GAME_CLASSES)
 
 
-def _registry() -> dict[str, Game]:
-    games: list[Game] = []
-    for module_name, class_name in _GAME_CLASSES:
-        try:
-            module = importlib.import_module(module_name)
-        except ModuleNotFoundError as exc:
-            if exc.name == module_name:
-                continue  # a game still being written in this checkout
-            raise
-        games.append(getattr(module, class_name)())
-    return {g.id: g for g in games}
+class GameRegistry(MutableMapping[str, Game]):
+    """Games by id, loaded on first use. Tests may add a game of their own (it is then
+    listed after the arena's games) and remove it again."""
+
+    def __init__(self) -> None:
+        self._where = {game_id: (module, name) for game_id, module, name in _GAME_CLASSES}
+        self._order = list(GAME_IDS)
+        self._loaded: dict[str, Game] = {}
+
+    def __getitem__(self, game_id: str) -> Game:
+        if game_id in self._loaded:
+            return self._loaded[game_id]
+        module_name, class_name = self._where[game_id]  # KeyError for an unknown id
+        game: Game = getattr(importlib.import_module(module_name), class_name)()
+        if game.id != game_id:
+            raise RuntimeError(f"{module_name}.{class_name} has id {game.id!r}, registered as {game_id!r}")
+        self._loaded[game_id] = game
+        return game
+
+    def __setitem__(self, game_id: str, game: Game) -> None:
+        if game_id not in self._order:
+            self._order.append(game_id)
+        self._loaded[game_id] = game
+
+    def __delitem__(self, game_id: str) -> None:
+        if game_id not in self._order:
+            raise KeyError(game_id)
+        self._loaded.pop(game_id, None)
+        if game_id not in self._where:
+            self._order.remove(game_id)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(list(self._order))
+
+    def __len__(self) -> int:
+        return len(self._order)
+
+    def __contains__(self, game_id: object) -> bool:
+        return game_id in self._order
 
 
-GAMES: dict[str, Game] = _registry()
+GAMES = GameRegistry()
 
 
 def get_game(game_id: str) -> Game:
     """The game with this id; a GameError naming the known ids otherwise."""
-    try:
-        return GAMES[game_id]
-    except KeyError:
-        raise GameError(f"unknown game {excerpt(game_id)} (games: {', '.join(sorted(GAMES))})") from None
+    if game_id not in GAMES:
+        raise GameError(f"unknown game {excerpt(game_id)} (games: {', '.join(sorted(GAMES))})")
+    return GAMES[game_id]

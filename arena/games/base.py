@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from arena.errors import excerpt
+from arena.errors import ArenaError, excerpt
 
 CHANCE = -1
 """`State.current()` when the next decision is a chance outcome."""
@@ -26,7 +26,7 @@ TERMINAL = -2
 """`State.current()` once the game is over."""
 
 
-class GameError(ValueError):
+class GameError(ArenaError, ValueError):
     """Bad input to a game: unknown option, bad seat count, illegal action."""
 
 

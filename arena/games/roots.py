@@ -12,126 +12,32 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping
-from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Option, Result, State, competition_ranks
+from arena.games.roots_board import RootsBoard
 from arena.games.roots_map import SIDES, PlanetMap, hex_disc, load_map
-
-ROUNDS = 12
-DICE = 6
-PLANT_WIDTH = 5
-"""Consecutive surface segments a tree is planted in."""
-REGULAR, SPECIAL = "r", "s"
-END, LEAVE = "end", "leave"
-POWERS = ("reroll", "fast", "cross")
-
-Tip = tuple[int, int]
-"""(region, entry side)."""
-
-
-def special_offsets(value: int) -> tuple[int, ...]:
-    """Exit offsets of a special die: {d, 3}, {2, 4} for a 3, {2, 3, 4} for a 6."""
-    if value == 3:
-        return (2, 4)
-    if value == 6:
-        return (2, 3, 4)
-    return tuple(sorted({value, 3}))
+from arena.games.roots_pieces import (
+    DICE,
+    END,
+    LEAVE,
+    PLANT_WIDTH,
+    POWERS,
+    REGULAR,
+    ROUNDS,
+    SPECIAL,
+    Move,
+    SeatPowers,
+    Stroke,
+    Tip,
+    format_roll,
+    parse_roll,
+    special_offsets,
+)
 
 
-def arcs(mask: int) -> list[int]:
-    """The side sets strictly between consecutive sides of a stroke (its arcs)."""
-    sides = [k for k in range(SIDES) if mask >> k & 1]
-    found = []
-    for i, a in enumerate(sides):
-        b = sides[(i + 1) % len(sides)]
-        arc = 0
-        k = (a + 1) % SIDES
-        while k != b:
-            arc |= 1 << k
-            k = (k + 1) % SIDES
-        found.append(arc)
-    return found
-
-
-def _cross_table() -> list[list[bool]]:
-    table = [[False] * 64 for _ in range(64)]
-    for a in range(1, 64):
-        its_arcs = arcs(a)
-        for b in range(1, 64):
-            table[a][b] = not any(b & ~arc == 0 for arc in its_arcs)
-    return table
-
-
-CROSSES = _cross_table()
-"""CROSSES[a][b]: a stroke with side mask b crosses one with mask a."""
-SIDES_IN: tuple[tuple[int, ...], ...] = tuple(tuple(k for k in range(SIDES) if m >> k & 1) for m in range(1 << SIDES))
-"""SIDES_IN[mask]: the sides set in a side mask, in order."""
-EXITS_KNOWN: dict[tuple[int, tuple[int, ...]], tuple[int, ...]] = {}
-"""(free sides, stroke masks) of a region -> its exits per entry side, shared by every
-position: a search's positions differ in few regions, so most regions are known."""
-EXITS_KNOWN_MAX = 50_000
-
-
-def format_roll(regular: list[int], special: list[int]) -> str:
-    return "roll " + ",".join(map(str, sorted(regular))) + "/" + ",".join(map(str, sorted(special)))
-
-
-def parse_roll(action: str, count: int) -> tuple[list[int], list[int]]:
-    """The dice of a chance action `roll R/S`; IllegalAction unless canonical and of
-    `count` dice."""
-    if not action.startswith("roll ") or action.count("/") != 1:
-        raise IllegalAction(action, f"a roll of {count} dice is due: roll <regular>/<special>, e.g. roll 1,3/6")
-    left, right = action[5:].split("/")
-    try:
-        regular = [int(v) for v in left.split(",")] if left else []
-        special = [int(v) for v in right.split(",")] if right else []
-    except ValueError:
-        raise IllegalAction(action, "dice values are whole numbers") from None
-    if len(regular) + len(special) != count:
-        raise IllegalAction(action, f"{count} dice are being rolled")
-    if not all(1 <= v <= 5 for v in regular) or not all(1 <= v <= 6 for v in special):
-        raise IllegalAction(action, "regular dice show 1-5 (a 6 goes to the special pool), special dice 1-6")
-    if format_roll(regular, special) != action:
-        raise IllegalAction(action, f"write the roll canonically: {format_roll(regular, special)!r}")
-    return regular, special
-
-
-@dataclass(frozen=True)
-class Stroke:
-    owner: int
-    region: int
-    mask: int
-    """Entry side and exits."""
-    entry: int
-
-
-@dataclass
-class Move:
-    """A parsed legal action."""
-
-    kind: str
-    value: int = 0
-    pool: str = REGULAR
-    tip: Tip = (0, 0)
-    exits: tuple[int, ...] = ()
-    cross: bool = False
-    dice: tuple[str, ...] = ()
-    second: Move | None = None
-
-
-@dataclass
-class SeatPowers:
-    reroll: bool = True
-    fast: bool = True
-    cross: bool = True
-
-    def copy(self) -> SeatPowers:
-        return SeatPowers(self.reroll, self.fast, self.cross)
-
-
-class RootsState(State):
+class RootsState(RootsBoard, State):
     """A position. `used[region]` is a 6-bit mask of used sides; `strokes[region]`
     the strokes drawn there; `tips[seat]` the open tips; pools are sorted lists."""
 
@@ -252,103 +158,6 @@ class RootsState(State):
         if self.planted < 2:
             return "plant"
         return "roll" if self.rolling else ("after" if self.acted else "turn")
-
-    def tip_name(self, tip: Tip) -> str:
-        return f"{self.planet.names[tip[0]]}/{tip[1]}"
-
-    @staticmethod
-    def exits_of(stroke: Stroke) -> list[int]:
-        """A stroke's exits clockwise from its entry."""
-        return [(stroke.entry + o) % SIDES for o in range(1, SIDES) if stroke.mask >> ((stroke.entry + o) % SIDES) & 1]
-
-    def crossings(self, region: int, mask: int) -> int:
-        """How many strokes in `region` a new stroke with side mask `mask` would cross."""
-        return sum(1 for s in self.strokes[region] if CROSSES[s.mask][mask])
-
-    def stroke_crossings(self, tip: Tip, offsets: tuple[int, ...]) -> int:
-        """-1 when the side rules forbid the stroke; else how many strokes it crosses."""
-        region, entry = tip
-        neighbours = self.planet.neighbours[region]
-        used = self.used[region]
-        mask = 1 << entry
-        for offset in offsets:
-            side = (entry + offset) % SIDES
-            if used >> side & 1 or neighbours[side] < 0 or mask >> side & 1:
-                return -1
-            mask |= 1 << side
-        return self.crossings(region, mask)
-
-    def scores(self, reach: tuple[set[int], set[int]] | None = None) -> tuple[int, int]:
-        """Regions controlled by each seat on the board as it stands; `reach` passes
-        both seats' reach when the caller has it already (it is the costly part)."""
-        occupied = [0] * self.planet.size
-        for region, strokes in enumerate(self.strokes):
-            for s in strokes:
-                occupied[region] |= 1 << s.owner
-        if reach is None:
-            reach = (self.reach(0), self.reach(1))
-        score = [0, 0]
-        for region in range(self.planet.size):
-            owners = occupied[region]
-            if owners in (1, 2):
-                score[owners - 1] += 1
-            elif owners == 0:
-                can = [region in reach[0], region in reach[1]]
-                if can[0] != can[1]:
-                    score[0 if can[0] else 1] += 1
-        return score[0], score[1]
-
-    def reach(self, seat: int) -> set[int]:
-        """Regions a seat could still draw in with perfect rolls (rules/roots.md)."""
-        return set(self.reach_distances(seat))
-
-    def reach_distances(self, seat: int) -> dict[int, int]:
-        """Each region the seat reaches, with the strokes it must draw before it can
-        draw there: a breadth-first search over (region, entry) from its tips through
-        legal regular-die strokes, its own hypothetical strokes ignored."""
-        neighbours = self.planet.neighbours
-        frontier = list(self.tips[seat])
-        seen = set(frontier)
-        found: dict[int, int] = {}
-        steps = 0
-        while frontier:
-            following = []
-            for region, entry in frontier:
-                exits = self.exits(region)[entry]
-                if not exits:
-                    continue
-                found.setdefault(region, steps)
-                across = neighbours[region]
-                for side in SIDES_IN[exits]:
-                    state = (across[side], (side + 3) % SIDES)
-                    if state not in seen:
-                        seen.add(state)
-                        following.append(state)
-            frontier = following
-            steps += 1
-        return found
-
-    def exits(self, region: int) -> tuple[int, ...]:
-        """Per entry side, the side mask a regular one-exit stroke from it may leave by:
-        an unused side with a region across, crossing no stroke."""
-        used, strokes = self.used[region], self.strokes[region]
-        cached = self._exits[region]
-        if cached is not None and cached[0] == used and cached[1] == len(strokes):
-            return cached[2]
-        free = self._open[region] & ~used
-        key = (free, tuple(s.mask for s in strokes))
-        exits = EXITS_KNOWN.get(key)
-        if exits is None:
-            exits = tuple(
-                sum(1 << side for side in SIDES_IN[free & ~(1 << entry)]
-                    if not any(CROSSES[mask][1 << entry | 1 << side] for mask in key[1]))
-                for entry in range(SIDES)
-            )
-            if len(EXITS_KNOWN) >= EXITS_KNOWN_MAX:
-                EXITS_KNOWN.clear()
-            EXITS_KNOWN[key] = exits
-        self._exits[region] = (used, len(strokes), exits)
-        return exits
 
     # ---- legal actions ------------------------------------------------------------------
 

@@ -18,97 +18,27 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Result, State
-
-Tile = tuple[int, int]
-"""A tile as (low, high) symbol values."""
-Move = tuple[int, int, int, int]
-"""A placement: (left symbol, right symbol, x, y); the tile covers (x, y) and (x+1, y)."""
-
-TILES: tuple[Tile, ...] = tuple((a, b) for a in range(8) for b in range(a, 8))
-"""The double-seven set: every pair a <= b of symbols 0..7 (36 tiles)."""
-HAND = 9
-DRAW, PASS = "draw", "pass"
-DEAL_PREFIX = "deal "
-"""What a seat sees of the deal: `deal ` and its own nine tiles in dealt order."""
-
-
-def fits_above(up: int, down: int) -> bool:
-    """Rule b: the symbol above has exactly the rings of the one below, plus one more."""
-    return up & down == down and bin(up ^ down).count("1") == 1
-
-
-ANY = 0xFF
-"""Mask of every symbol: a half over (or under) an empty cell is unconstrained."""
-ABOVE_OK: tuple[int, ...] = tuple(sum(1 << u for u in range(8) if fits_above(u, d)) for d in range(8))
-"""ABOVE_OK[d]: bit u set when symbol u may sit directly above symbol d."""
-BELOW_OK: tuple[int, ...] = tuple(sum(1 << d for d in range(8) if fits_above(u, d)) for u in range(8))
-"""BELOW_OK[u]: bit d set when symbol d may sit directly below symbol u."""
-
-
-def tile_name(tile: Tile) -> str:
-    return f"{tile[0]}{tile[1]}"
-
-
-def tile_of(left: int, right: int) -> Tile:
-    """The tile showing these two symbols, whichever way round."""
-    return (left, right) if left <= right else (right, left)
-
-
-TILE_NAMES = frozenset(tile_name(t) for t in TILES)
-TILE_BY_NAME: dict[str, Tile] = {tile_name(t): t for t in TILES}
-
-_NAMES: dict[Move, str] = {}
-_PARSED: dict[str, Move] = {}
-
-
-def move_name(move: Move) -> str:
-    """The canonical action `<l><r>@<x>,<y>` of a placement (cached)."""
-    name = _NAMES.get(move)
-    if name is None:
-        left, right, x, y = move
-        name = f"{left}{right}@{x},{y}"
-        _NAMES[move] = name
-        _PARSED[name] = move
-    return name
-
-
-def parse_placement(action: str) -> Move | None:
-    """(left symbol, right symbol, x, y) of `<l><r>@<x>,<y>` in canonical form."""
-    move = _PARSED.get(action)
-    if move is not None:
-        return move
-    symbols, at, where = action.partition("@")
-    if not at or len(symbols) != 2 or not symbols.isdigit():
-        return None
-    xs, comma, ys = where.partition(",")
-    try:
-        x, y = int(xs), int(ys)
-    except ValueError:
-        return None
-    if not comma or str(x) != xs or str(y) != ys:
-        return None
-    left, right = int(symbols[0]), int(symbols[1])
-    if left > 7 or right > 7:
-        return None
-    return left, right, x, y
-
-
-def parse_deal(action: str) -> list[Tile] | None:
-    """The 36 tiles of a deal action in order, or None if it is not a permutation."""
-    names = action.split(",")
-    if len(names) != len(TILES) or set(names) != TILE_NAMES:
-        return None
-    return [TILE_BY_NAME[n] for n in names]
-
-
-def deal_action(tiles: Sequence[Tile]) -> str:
-    """The chance action for a deal in this order."""
-    return ",".join(tile_name(t) for t in tiles)
-
-
-def start_key(tile: Tile) -> tuple[int, int, int]:
-    """Order of precedence for the start: doubles from 00 up, then (low, high)."""
-    return (0 if tile[0] == tile[1] else 1, tile[0], tile[1])
+from arena.games.the_tree_tiles import (
+    ABOVE_OK,
+    ANY,
+    BELOW_OK,
+    DEAL_PREFIX,
+    DRAW,
+    HAND,
+    MOVE_NAMES,
+    PASS,
+    TILE_BY_NAME,
+    TILES,
+    Move,
+    Tile,
+    deal_action,
+    move_name,
+    parse_deal,
+    parse_placement,
+    start_key,
+    tile_name,
+    tile_of,
+)
 
 
 class TheTreeState(State):
@@ -370,10 +300,10 @@ class TheTreeState(State):
             for a, b in hand:
                 if lm >> a & 1 and rm >> b & 1:
                     move = (a, b, x, y)
-                    found[_NAMES.get(move) or move_name(move)] = move
+                    found[MOVE_NAMES.get(move) or move_name(move)] = move
                 if a != b and lm >> b & 1 and rm >> a & 1:
                     move = (b, a, x, y)
-                    found[_NAMES.get(move) or move_name(move)] = move
+                    found[MOVE_NAMES.get(move) or move_name(move)] = move
         return found
 
     def extra_turn(self, x: int, y: int) -> bool:

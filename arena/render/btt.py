@@ -14,7 +14,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from arena.games.btt import EMPTY, NULL, ROOT, BTTState, Panel
+from arena.games.btt import BTTState
+from arena.games.btt_board import EMPTY, NULL, ROOT, Panel
 
 Segment = tuple[str, str]
 """Some text and its rich style ("" for none)."""

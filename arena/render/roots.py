@@ -16,7 +16,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from arena.games.roots import ROUNDS, RootsState
+from arena.games.roots import RootsState
+from arena.games.roots_pieces import ROUNDS
 
 SEAT_MARK = ("A", "B")
 TIP_MARK = ("a", "b")

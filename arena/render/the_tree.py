@@ -17,7 +17,8 @@ from __future__ import annotations
 from rich.console import Group, RenderableType
 from rich.text import Text
 
-from arena.games.the_tree import TheTreeState, tile_name
+from arena.games.the_tree import TheTreeState
+from arena.games.the_tree_tiles import tile_name
 
 Segment = tuple[str, str]
 """Some text and its rich style ("" for none)."""
