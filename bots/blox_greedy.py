@@ -14,15 +14,13 @@ import os
 import random
 import sys
 import time
-from typing import Any, cast
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games import State
 from arena.games.blox import PASS, BloxState
 from bots.blox_plan import UNREACHABLE, node_action, plan_for
-from bots.tracking import seed_from_environment, serve, think_time
+from bots.tracking import serve_timed
 
 FALLBACK_TRIES = 12
 """Placements tried at random when no planned brick can be placed."""
@@ -70,12 +68,7 @@ def choose_action(state: BloxState, rng: random.Random, seconds: float = 60.0) -
 
 
 def main() -> None:
-    rng = random.Random(seed_from_environment())
-
-    def choose(state: State, request: dict[str, Any]) -> str:
-        return choose_action(cast(BloxState, state), rng, think_time(request, fraction=0.5, default_s=60.0))
-
-    serve("blox", "blox-greedy", choose)
+    serve_timed("blox", "blox-greedy", choose_action)
 
 
 if __name__ == "__main__":

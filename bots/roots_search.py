@@ -17,15 +17,13 @@ import os
 import random
 import sys
 import time
-from typing import Any, cast
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games import State
 from arena.games.roots import RootsState
 from bots.roots_greedy import candidates, ratings, value
-from bots.tracking import seed_from_environment, serve, think_time
+from bots.tracking import serve_timed
 
 WIDTH = 6
 """Candidates (best by greedy rating) whose opponent reply is searched."""
@@ -67,12 +65,7 @@ def choose_action(state: RootsState, rng: random.Random, seconds: float = 60.0) 
 
 
 def main() -> None:
-    rng = random.Random(seed_from_environment())
-
-    def choose(state: State, request: dict[str, Any]) -> str:
-        return choose_action(cast(RootsState, state), rng, think_time(request, fraction=0.5, default_s=60.0))
-
-    serve("roots", "roots-search", choose)
+    serve_timed("roots", "roots-search", choose_action)
 
 
 if __name__ == "__main__":

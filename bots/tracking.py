@@ -6,6 +6,7 @@ the state is rebuilt from the start message and advanced by each request's event
 from __future__ import annotations
 
 import os
+import random
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -78,3 +79,14 @@ def think_time(request: dict[str, Any], fraction: float = 0.3, default_s: float 
     if clock.get("remaining_ms") is not None:
         budget = min(budget, clock["remaining_ms"] / 1000 / 20)
     return max(budget, 0.001)
+
+
+def serve_timed(game_id: str, name: str, choose_action: Callable[[Any, random.Random, float], str]) -> None:
+    """Serve a bot whose `choose_action(state, rng, seconds)` thinks for half of each
+    move's limit, seeded from ARENA_BOT_SEED."""
+    rng = random.Random(seed_from_environment())
+
+    def choose(state: State, request: dict[str, Any]) -> str:
+        return choose_action(state, rng, think_time(request, fraction=0.5, default_s=60.0))
+
+    serve(game_id, name, choose)

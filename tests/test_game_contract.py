@@ -142,7 +142,7 @@ def check_chance_visibility(state: State, outcome: str) -> None:
         if not game.has_hidden_information:
             assert seen == outcome
         elif seen is not None and outcome.startswith("deal "):
-            from arena.games.the_tree import HAND
+            from arena.games.the_tree_tiles import HAND
 
             dealt = outcome.removeprefix("deal ").split(",")
             assert seen.removeprefix("deal ").split(",") == dealt[seat * HAND:(seat + 1) * HAND]

@@ -11,15 +11,11 @@ the previous one. Both views come from one list of styled segments, so the plain
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.text import Text
+from rich.console import RenderableType
 
 from arena.games.btt import BTTState
 from arena.games.btt_board import EMPTY, NULL, ROOT, Panel
-
-Segment = tuple[str, str]
-"""Some text and its rich style ("" for none)."""
-Line = list[Segment]
+from arena.render.lines import Line, Segment, plain, styled
 
 SEAT_STYLES = ("bold red", "bold blue", "bold green", "bold magenta", "bold cyan", "bold yellow")
 PANELS_PER_ROW = 3
@@ -29,18 +25,12 @@ FANCY_ARROWS = {"up": "↑", "down": "↓", "left": "←", "right": "→"}
 
 def text_btt(state: BTTState) -> str:
     """The board and the standings in plain ASCII."""
-    return "\n".join("".join(text for text, _ in line).rstrip() for line in _lines(state, fancy=False))
+    return plain(_lines(state, fancy=False))
 
 
 def render_btt(state: BTTState) -> RenderableType:
     """The board and the standings with seat colours and arrows, for a terminal."""
-    texts = []
-    for line in _lines(state, fancy=True):
-        text = Text()
-        for chunk, style in line:
-            text.append(chunk, style=style or None)
-        texts.append(text)
-    return Group(*texts)
+    return styled(_lines(state, fancy=True))
 
 
 def direction(state: BTTState, sq: int, target: int) -> str:

@@ -13,11 +13,11 @@ outline a side's midpoint shows `a`/`b` for an open tip of seat 0/1 waiting ther
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.text import Text
+from rich.console import RenderableType
 
 from arena.games.roots import RootsState
 from arena.games.roots_pieces import ROUNDS
+from arena.render.lines import plain, styled
 
 SEAT_MARK = ("A", "B")
 TIP_MARK = ("a", "b")
@@ -180,18 +180,12 @@ def _all_lines(state: RootsState) -> list[list[Cell]]:
 
 def text_roots(state: RootsState) -> str:
     """Plain text of the planet and the state of play."""
-    return "\n".join("".join(char for char, _ in line).rstrip() for line in _all_lines(state))
+    return plain(_all_lines(state))
 
 
 def render_roots(state: RootsState) -> RenderableType:
     """The same with seat colours."""
-    texts = []
-    for line in _all_lines(state):
-        text = Text()
-        for chunk, style in line:
-            text.append(chunk, style=style or None)
-        texts.append(text)
-    return Group(*texts)
+    return styled(_all_lines(state))
 
 
 __all__ = ["planet_lines", "render_roots", "text_roots"]

@@ -14,15 +14,11 @@ plain one (`text_the_tree`) always agree.
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.text import Text
+from rich.console import RenderableType
 
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import tile_name
-
-Segment = tuple[str, str]
-"""Some text and its rich style ("" for none)."""
-Line = list[Segment]
+from arena.render.lines import Line, plain, styled
 
 RINGS = (("p", 1), ("s", 2), ("b", 4))
 SEAT_STYLES = ("bold red", "bold cyan", "bold green", "bold magenta")
@@ -111,15 +107,9 @@ def _lines(state: TheTreeState) -> list[Line]:
 
 def text_the_tree(state: TheTreeState) -> str:
     """The tree, every hand and the supply in plain ASCII."""
-    return "\n".join("".join(text for text, _ in line).rstrip() for line in _lines(state))
+    return plain(_lines(state))
 
 
 def render_the_tree(state: TheTreeState) -> RenderableType:
     """The same with seat colours (each tile in its placer's colour, the last reversed)."""
-    texts = []
-    for line in _lines(state):
-        text = Text()
-        for chunk, style in line:
-            text.append(chunk, style=style or None)
-        texts.append(text)
-    return Group(*texts)
+    return styled(_lines(state))

@@ -10,13 +10,10 @@ cubes left, growth rate. Both views come from one list of styled segments.
 
 from __future__ import annotations
 
-from rich.console import Group, RenderableType
-from rich.text import Text
+from rich.console import RenderableType
 
 from arena.games.treeblox import BOARD, BRANCH, LEAF, MAIN, SEAT_NAMES, TreebloxState, column_of, pack, unpack
-
-Segment = tuple[str, str]
-Line = list[Segment]
+from arena.render.lines import Line, Segment, plain, styled
 
 SEAT_STYLES = ("bold red", "bold cyan")
 ACTIVE_STYLE = " on grey23"
@@ -25,18 +22,12 @@ CELL_WIDTH = 4
 
 def text_treeblox(state: TreebloxState) -> str:
     """Top view, side slices and counts in plain ASCII."""
-    return "\n".join("".join(text for text, _ in line).rstrip() for line in _lines(state))
+    return plain(_lines(state))
 
 
 def render_treeblox(state: TreebloxState) -> RenderableType:
     """The same drawing with owner colours and the active leaves lit."""
-    texts = []
-    for line in _lines(state):
-        text = Text()
-        for chunk, style in line:
-            text.append(chunk, style=style or None)
-        texts.append(text)
-    return Group(*texts)
+    return styled(_lines(state))
 
 
 def _letter(owner: int, kind: int) -> str:
