@@ -33,6 +33,10 @@ class Termination(StrEnum):
     """A message of the wrong type, or output nobody asked for."""
     ILLEGAL_ACTION = "illegal-action"
     """An action the rules do not allow at that point."""
+    MEMORY_LIMIT = "memory-limit"
+    """The bot's process tree went over its memory limit and was killed."""
+    PROCESS_LIMIT = "process-limit"
+    """The bot's process tree tried to run more processes than its limit, then failed."""
     INFRASTRUCTURE_ERROR = "infrastructure-error"
     """An error of the arena itself: the game is void, never a bot's fault."""
 
@@ -58,6 +62,8 @@ _COLUMNS = {
     Termination.OVERSIZED_LINE: "protocol",
     Termination.UNEXPECTED_MESSAGE: "protocol",
     Termination.ILLEGAL_ACTION: "illegal",
+    Termination.MEMORY_LIMIT: "limits",
+    Termination.PROCESS_LIMIT: "limits",
 }
 
 

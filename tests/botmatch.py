@@ -8,7 +8,7 @@ import trio
 from arena.games import get_game
 from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.seeds import bot_seed
+from arena.referee.seeds import derived_bot_seed
 from arena.referee.timecontrol import TimeControl
 
 
@@ -17,6 +17,6 @@ def match(game_id: str, bots: list[str], games: int, per_move: float, seed: int 
     """Play `games` games between `bots` (short names or commands), seats rotating."""
     specs = [resolve_bot(bot, game_id) for bot in bots]
     for index, spec in enumerate(specs):
-        spec.env["ARENA_BOT_SEED"] = str(bot_seed(seed, index))
+        spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(seed).encode(), index))
     config = MatchConfig(get_game(game_id), options or {}, TimeControl(per_move_s=per_move), seed=seed, games=games)
     return trio.run(play_match, config, specs)

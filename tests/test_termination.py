@@ -32,5 +32,5 @@ def test_the_league_table_counts_each_reason_in_its_column() -> None:
     games = [StoredGame(i, 0, (0, 1), 1, (1, 2), None, (fault,), fault.reason, 3) for i, fault in enumerate(faults)]
     standings = compute_standings(["a", "b"], 2, games)
     row = next(r for r in standings.rows if r.name == "b")
-    assert row.faults == {"start-up": 2, "time-outs": 1, "crashes": 2, "protocol": 3, "illegal": 1}
+    assert row.faults == {"start-up": 2, "time-outs": 1, "crashes": 2, "protocol": 3, "illegal": 1, "limits": 2}
     assert fault_column("a-reason-from-the-future") == "a-reason-from-the-future"

@@ -28,7 +28,7 @@ from arena.games.the_tree_tiles import HAND, parse_deal, parse_placement, tile_n
 from arena.records.record import GameRecord
 from arena.referee.match import MatchConfig, PlannedGame, play_match
 from arena.referee.seeds import rotated
-from arena.referee.spec import BotSpec
+from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
 RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
@@ -166,7 +166,10 @@ def play_and_check(seats: int, games: int, seed: int, folder: Path) -> list[Game
                      env={"RECORDING_BOT_FILE": str(logs[b]), "ARENA_BOT_SEED": str(seed * 10 + b)})
              for b in range(seats)]
     plan = tuple(PlannedGame(rotated(range(seats), g % seats), seed * 1000 + g, str(g + 1)) for g in range(games))
-    config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=seed, games=games, plan=plan)
+    # The recording bots write their logs outside any scratch folder: these tests are
+    # about what the messages say, so they run without the sandbox.
+    config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=seed, games=games, plan=plan,
+                         limits=Limits(sandbox=False))
     result = trio.run(play_match, config, specs)
     per_bot = [split_games(log) for log in logs]
     records = []

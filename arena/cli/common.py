@@ -25,8 +25,9 @@ from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
 from arena.referee.player import Timing
-from arena.referee.seeds import MAX_SEED, bot_seed
-from arena.referee.spec import BotSpec
+from arena.referee.sandbox import probe
+from arena.referee.seeds import MAX_SEED, derived_bot_seed
+from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 console = Console(soft_wrap=True)
@@ -49,11 +50,23 @@ GraceArg = Annotated[str, typer.Option("--grace", help="Allowance for pipe laten
 OutArg = Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")]
 SeedArg = Annotated[int, typer.Option(
     "--seed", min=0, max=MAX_SEED, help="Seed for chance (dice, deals); same seed, same game.")]
-MemoryArg = Annotated[int | None, typer.Option(
-    "--memory-mb", min=16, max=1 << 30, help="Address-space limit per bot process, MiB.")]
-MaxProcessesArg = Annotated[int | None, typer.Option(
+MatchSeedArg = Annotated[int | None, typer.Option(
+    "--seed", min=0, max=MAX_SEED,
+    help="Seed for chance (dice, deals); same seed, same games on this machine. Default: drawn at random "
+    "and recorded in each record's Seed tag.")]
+BotSeedArg = Annotated[int | None, typer.Option(
+    "--bot-seed", min=0, max=MAX_SEED,
+    help="Seed the bots' ARENA_BOT_SEED values derive from, independent of --seed. Default: drawn at random "
+    "and recorded in each record's BotSeeds tag.")]
+MemoryArg = Annotated[int, typer.Option(
+    "--memory-mb", min=16, max=1 << 30,
+    help="Memory limit of each bot, MiB: for its whole process tree where cgroups can be made, else per process.")]
+MaxProcessesArg = Annotated[int, typer.Option(
     "--max-processes", min=1, max=1 << 22,
-    help="Most processes a bot may run at once (a pids cgroup as root, else RLIMIT_NPROC).")]
+    help="Most processes a bot may run at once (its cgroup where one can be made, else RLIMIT_NPROC).")]
+NoSandboxArg = Annotated[bool, typer.Option(
+    "--no-sandbox", help="Run bots as plain processes, without their sandbox: only for bots you trust "
+    "(`arena doctor` tells what the sandbox holds here).")]
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
@@ -132,9 +145,10 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def bot_specs(game: Game, bots: list[str], seed: int, options: Mapping[str, str] | None = None) -> list[BotSpec]:
-    """Resolve the bots; each gets its own ARENA_BOT_SEED so seeded bots reproduce a
-    match without all playing the same choices. `options` are resolved ones (from
+def bot_specs(game: Game, bots: list[str], bot_seed: int, options: Mapping[str, str] | None = None) -> list[BotSpec]:
+    """Resolve the bots; each gets its own ARENA_BOT_SEED, derived from `bot_seed` and
+    its place (independent of the chance seed), so seeded bots reproduce a match
+    without all playing the same choices. `options` are resolved ones (from
     parse_options), for games whose seat count depends on a variant."""
     specs = []
     for index, text in enumerate(bots):
@@ -142,7 +156,7 @@ def bot_specs(game: Game, bots: list[str], seed: int, options: Mapping[str, str]
             spec = resolve_bot(text, game.id)
         except BotNameError as exc:
             raise fail(str(exc)) from None
-        spec.env["ARENA_BOT_SEED"] = str(bot_seed(seed, index))
+        spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(bot_seed).encode(), index))
         specs.append(spec)
     if len(specs) == 1 and game.min_seats > 1:
         raise fail(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
@@ -250,3 +264,30 @@ def finish_match(result: MatchResult, logs: Path, keep_logs: bool) -> None:
     if void:
         raise fail(f"{len(void)} game(s) were stopped by an error of the arena (a bug: please report it); they are "
                    f"void, not scored, and left out of the records; tracebacks: {logs / ERRORS_LOG}", 1)
+
+
+def bot_limits(memory_mb: int, max_processes: int, no_sandbox: bool) -> Limits:
+    """The bots' limits from the command line, saying once, plainly, what this machine
+    cannot enforce."""
+    limits = Limits(memory_bytes=memory_mb << 20, processes=max_processes, sandbox=not no_sandbox)
+    warn_isolation(limits)
+    return limits
+
+
+_warned: set[str] = set()
+
+
+def warn_isolation(limits: Limits) -> None:
+    """One warning per run for a sandbox or cgroups that are wanted and missing."""
+    from arena.referee.cgroups import cgroup_support
+
+    notes = []
+    if limits.sandbox and not probe().sandbox:
+        notes.append(f"bots run without their sandbox: {probe().why}. They run as your user in their own process "
+                     "groups; `arena doctor` says more")
+    if cgroup_support().version == 0:
+        notes.append(f"limits hold per process, not per bot: {cgroup_support().why}")
+    for note in notes:
+        if note not in _warned:
+            _warned.add(note)
+            errors.print(f"[yellow]warning:[/] {note}", highlight=False)

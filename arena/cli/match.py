@@ -12,13 +12,18 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from arena.cli.common import (
+    BotSeedArg,
     ClockArg,
     GraceArg,
+    MatchSeedArg,
+    MaxProcessesArg,
+    MemoryArg,
+    NoSandboxArg,
     OptionArg,
     OutArg,
-    SeedArg,
     StartupArg,
     TimePerMoveArg,
+    bot_limits,
     bot_specs,
     check_out_file,
     console,
@@ -35,6 +40,8 @@ from arena.cli.summary import match_table
 from arena.errors import ArenaError, excerpt
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.outcome import GameOutcome
+from arena.referee.seeds import installation_key, random_seed
+from arena.referee.spec import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
 from arena.stats.sprt import PairStats, SprtParameters
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")
@@ -67,13 +74,17 @@ def match_command(
     sprt: Annotated[bool, typer.Option(
         "--sprt", help="Stop as soon as the SPRT decides whether B is stronger (defaults elo0=0 elo1=10 "
         "alpha=0.05 beta=0.05).")] = False,
-    seed: SeedArg = 0,
+    seed: MatchSeedArg = None,
+    bot_seed: BotSeedArg = None,
     out: OutArg = None,
     time_per_move: TimePerMoveArg = None,
     clock: ClockArg = None,
     startup_time: StartupArg = "10s",
     grace: GraceArg = "20ms",
     option: OptionArg = None,
+    memory_mb: MemoryArg = DEFAULT_MEMORY_MB,
+    max_processes: MaxProcessesArg = DEFAULT_PROCESSES,
+    no_sandbox: NoSandboxArg = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per pair.")] = False,
 ) -> None:
     """Play A against B in pairs of games with colours swapped and the same seed; print
@@ -101,11 +112,15 @@ def match_command(
     if games % 2:
         raise fail(f"--games {games}: a match is played in pairs (same seed, seats swapped); "
                    f"give an even number such as {games + 1}")
-    specs = bot_specs(game, bots, seed, options)
+    seed = random_seed() if seed is None else seed
+    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options)
     if out is not None:
         check_out_file(out)
+        out.touch()  # before any bot starts, so that its sandbox masks it
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    config = MatchConfig(game, options, tc, seed, games, event="arena match", log_dir=logs, timing=timing)
+    config = MatchConfig(game, options, tc, seed, games, event="arena match", log_dir=logs, timing=timing,
+                         limits=bot_limits(memory_mb, max_processes, no_sandbox), chance_key=installation_key(),
+                         hidden=(out,) if out else ())
     stats = PairStats()
     pending: list[float] = []
     """Points of B in the pair under way; a void game is not part of a pair."""

@@ -10,15 +10,18 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import (
+    BotSeedArg,
     ClockArg,
     GraceArg,
+    MatchSeedArg,
     MaxProcessesArg,
     MemoryArg,
+    NoSandboxArg,
     OptionArg,
     OutArg,
-    SeedArg,
     StartupArg,
     TimePerMoveArg,
+    bot_limits,
     bot_specs,
     check_out_file,
     console,
@@ -37,7 +40,8 @@ from arena.errors import ArenaError
 from arena.games.base import CHANCE, State
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
-from arena.referee.spec import BotSpec, Limits
+from arena.referee.seeds import installation_key, random_seed
+from arena.referee.spec import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, BotSpec
 from arena.render import render_state
 
 
@@ -48,7 +52,8 @@ def play_command(
         help="One bot per seat: a shipped bot's short name (random, random-js, greedy, search, zoo/NAME) "
         "or a command line in quotes, e.g. \"python3 mybot.py\".")],
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1,
-    seed: SeedArg = 0,
+    seed: MatchSeedArg = None,
+    bot_seed: BotSeedArg = None,
     out: OutArg = None,
     time_per_move: TimePerMoveArg = None,
     clock: ClockArg = None,
@@ -59,8 +64,9 @@ def play_command(
     log_dir: Annotated[Path | None, typer.Option(
         "--log-dir", help="Folder for the bots' stderr logs (default: a temporary folder, removed after a match "
         "without faults).")] = None,
-    memory_mb: MemoryArg = None,
-    max_processes: MaxProcessesArg = None,
+    memory_mb: MemoryArg = DEFAULT_MEMORY_MB,
+    max_processes: MaxProcessesArg = DEFAULT_PROCESSES,
+    no_sandbox: NoSandboxArg = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final table.")] = False,
 ) -> None:
     """Play a game or a match between bots and print the results.
@@ -71,13 +77,15 @@ def play_command(
     game = load_game(game_id)
     options = parse_options(game, option)
     tc, timing = time_settings(time_per_move, clock, startup_time, grace)
-    specs = bot_specs(game, bots, seed, options)
+    seed = random_seed() if seed is None else seed
+    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options)
     if out is not None:
         check_out_file(out)
+        out.touch()  # before any bot starts, so that its sandbox masks it
     logs = prepare_log_dir(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    limits = Limits(memory_bytes=memory_mb * (1 << 20) if memory_mb else None, processes=max_processes)
-    config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs,
-                         limits=limits, timing=timing)
+    limits = bot_limits(memory_mb, max_processes, no_sandbox)
+    config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs, limits=limits,
+                         timing=timing, chance_key=installation_key(), hidden=(out,) if out else ())
     try:
         result = _run_match(config, specs, out, watch, quiet)
     except BaseException:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Literal
 
@@ -38,6 +38,8 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     command: str | list[str]
     cwd: str | None = None
     env: dict[str, str] = {}
+    memory_mb: int | None = None
+    max_processes: int | None = None
 
 
 class TimeSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -67,6 +69,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     infrastructure_retries: int = 2
     time: TimeSection = TimeSection()
     limits: LimitsSection = LimitsSection()
+    sandbox: bool = True
 
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -214,7 +217,8 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         game.check_seats(seats, options)
     except GameError as exc:
         raise LeagueFileError(f"seats: {exc}") from None
-    bots = [_resolve_bot_entry(i, entry, game, base) for i, entry in enumerate(raw.bots)]
+    league_limits = _limits("limits", raw.limits.memory_mb, raw.limits.max_processes, Limits(sandbox=raw.sandbox))
+    bots = [_resolve_bot_entry(i, entry, game, base, league_limits) for i, entry in enumerate(raw.bots)]
     names = [b.name for b in bots]
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -246,15 +250,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
     concurrency = raw.concurrency if raw.concurrency is not None else default_concurrency()
     _check_range("concurrency", concurrency, 1, MAX_CONCURRENCY)
     time_control, timing = _time(raw.time)
-    if raw.limits.memory_mb is not None:
-        _check_range("limits.memory_mb", raw.limits.memory_mb, 16, MAX_MEMORY_MB, " (MiB; 16 is too little for "
-                     "most bots)")
-    if raw.limits.max_processes is not None:
-        _check_range("limits.max_processes", raw.limits.max_processes, 1, MAX_PROCESSES)
-    limits = Limits(
-        memory_bytes=raw.limits.memory_mb * (1 << 20) if raw.limits.memory_mb else None,
-        processes=raw.limits.max_processes,
-    )
+    limits = league_limits
     output = base / (raw.output if raw.output is not None else (source.stem if source else raw.name))
     league = League(
         name=raw.name, game=game, seats=seats, options=options, bots=bots, games_per_pairing=per_pairing,
@@ -268,6 +264,18 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
             f"concurrency {concurrency} runs more games at once than there are cores ({cores}): bots under "
             f"a time limit will compete for cores and may lose on time; set concurrency = {cores} or less")
     return league
+
+
+def _limits(key: str, memory_mb: int | None, max_processes: int | None, base: Limits) -> Limits:
+    """`base` with the memory and process limits a league file gives (checked)."""
+    if memory_mb is not None:
+        _check_range(f"{key}.memory_mb" if key else "memory_mb", memory_mb, 16, MAX_MEMORY_MB,
+                     " (MiB; 16 is too little for most bots)")
+        base = replace(base, memory_bytes=memory_mb << 20)
+    if max_processes is not None:
+        _check_range(f"{key}.max_processes" if key else "max_processes", max_processes, 1, MAX_PROCESSES)
+        base = replace(base, processes=max_processes)
+    return base
 
 
 def _table_count(bots: int, seats: int, schedule: str) -> int:
@@ -299,10 +307,16 @@ def _time(section: TimeSection) -> tuple[TimeControl, Timing]:
     return tc, timing
 
 
-def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec:
-    """_resolve_bot, with the file system's refusals (a name too long...) as messages."""
+def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limits: Limits) -> BotSpec:
+    """_resolve_bot with the bot's own limits, and the file system's refusals (a name too
+    long...) as messages."""
+    own = None
+    if entry.memory_mb is not None or entry.max_processes is not None:
+        own = _limits(f"bots[{index}]", entry.memory_mb, entry.max_processes, limits)
     try:
-        return _resolve_bot(index, entry, game, base)
+        spec = _resolve_bot(index, entry, game, base)
+        spec.limits = own
+        return spec
     except OSError as exc:
         raise LeagueFileError(f"bots[{index}]: {exc.strerror or exc} for one of its paths; "
                               "check its command and cwd") from None

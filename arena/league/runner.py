@@ -18,7 +18,7 @@ from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, Store
 from arena.records.files import append_record
 from arena.referee.match import MatchConfig, PlannedGame, play_match
 from arena.referee.outcome import GameOutcome
-from arena.referee.seeds import bot_seed
+from arena.referee.seeds import derived_bot_seed
 from arena.referee.spec import BotSpec
 
 
@@ -89,6 +89,7 @@ class LeagueRunner:
         self.voided: list[tuple[ScheduledGame, GameOutcome]] = []
         """Games of this run stopped by the arena's own errors (played again next run)."""
         self._stopped: ArenaError | None = None
+        self.secret = store.secret
 
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
@@ -106,8 +107,8 @@ class LeagueRunner:
         specs = []
         for bot in table:
             spec = self.league.bots[bot]
-            env = {"ARENA_BOT_SEED": str(bot_seed(self.league.seed, bot)), **spec.env}
-            specs.append(BotSpec(spec.name, spec.command, spec.cwd, env))
+            env = {"ARENA_BOT_SEED": str(derived_bot_seed(self.secret, bot)), **spec.env}
+            specs.append(BotSpec(spec.name, spec.command, spec.cwd, env, spec.limits))
         return specs
 
     async def _play_unit(self, unit: list[ScheduledGame], limiter: trio.CapacityLimiter) -> None:
@@ -117,7 +118,7 @@ class LeagueRunner:
         config = MatchConfig(
             league.game, league.options, league.time_control, games=len(plan), event=league.name,
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
-            plan=plan,
+            plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
         )
 
         async def starting(index: int) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import secrets
 import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -169,6 +170,19 @@ class LeagueStore:
             raise LeagueStoreError("the stored schedule differs from the league file's; "
                                    "set another output folder to start a new league")
 
+    @property
+    def secret(self) -> bytes:
+        """The league's own secret key: hashed into every game's chance seed and every
+        bot's seed, made at random with the database (bots never see the database), so
+        a resumed league deals the same and no bot can compute a deal."""
+        rows = self._read("SELECT value FROM meta WHERE key = 'secret'")
+        if rows:
+            return bytes.fromhex(str(rows[0][0]))
+        key = secrets.token_hex(32)  # a league made before leagues had keys
+        with self._transaction() as db:
+            db.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (key,))
+        return self.secret
+
     # ---- the schedule -------------------------------------------------------------------
 
     def scheduled(self) -> list[ScheduledGame]:
@@ -286,6 +300,7 @@ def _create(path: Path, identity: dict[str, object], schedule: list[ScheduledGam
                 db.execute(statement)
             db.execute("INSERT INTO meta VALUES ('identity', ?)", (json.dumps(identity, sort_keys=True),))
             db.execute("INSERT INTO meta VALUES ('created', ?)", (_now(),))
+            db.execute("INSERT INTO meta VALUES ('secret', ?)", (secrets.token_hex(32),))
             db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", [
                 (g.index, g.table, json.dumps(g.seats), g.seed, g.round) for g in schedule])
             db.execute("COMMIT")

@@ -79,8 +79,8 @@ class _GameBuilder:
         if not self.can_comment:
             raise RecordSyntaxError(line, column, "a comment must directly follow an action "
                                                   "(and an action has at most one)")
-        ply = self.plies[-1]
-        ply.forced, ply.elapsed_ms, ply.comment = ply_comment_fields(clean_comment(comment))  # as the writer has it
+        ply = self.plies[-1]  # the fields the writer renders, read back
+        ply.forced, ply.elapsed_ms, ply.cpu_ms, ply.comment = ply_comment_fields(clean_comment(comment))
         self.can_comment = False
 
     def finish(self) -> GameRecord:

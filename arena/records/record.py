@@ -18,7 +18,7 @@ from protocol.messages import Info
 STANDARD_TAGS: Final = (
     "Event", "Site", "Date", "Round", "Game", "Options", "Seats",
     # Player0 .. PlayerN-1 go here, by seat number
-    "Seed", "TimeControl", "Ranks", "Scores", "Termination", "TerminationDetail", "Plies",
+    "Seed", "BotSeeds", "TimeControl", "Ranks", "Scores", "Termination", "TerminationDetail", "Plies",
 )
 """The writer's tag order; Player tags follow Seats, any other tag comes last."""
 
@@ -47,6 +47,8 @@ class Ply:
     """Whether the referee played it for a seat removed after a fault."""
     elapsed_ms: float | None = None
     """The bot's thinking time on the referee's clock."""
+    cpu_ms: float | None = None
+    """The CPU time the bot's processes used for this decision, where it was measured."""
     info: Info | None = None
     """What the bot reported with its action (score, depth, nodes, pv, comment)."""
 
@@ -58,6 +60,8 @@ class Ply:
             parts.append("forced")
         if self.elapsed_ms is not None:
             parts.append(f"{self.elapsed_ms:.1f}ms")
+            if self.cpu_ms is not None:
+                parts.append(f"cpu={self.cpu_ms:.1f}ms")
         if self.info is not None and (text := info_text(self.info)):
             parts.append(cap_comment(text))
         if self.comment is not None:
@@ -68,7 +72,7 @@ class Ply:
 COMMENT_CAP: Final = 1024
 """Most bytes of a move comment built from a bot's info; more is cut, and the cut noted."""
 
-_TIMED: Final = re.compile(r"((?:0|[1-9][0-9]{0,11})\.[0-9])ms(?: |$)")
+_TIMED: Final = re.compile(r"((?:0|[1-9][0-9]{0,11})\.[0-9])ms(?: cpu=((?:0|[1-9][0-9]{0,11})\.[0-9])ms)?(?: |$)")
 
 
 def info_text(info: Info) -> str:
@@ -96,19 +100,20 @@ def cap_comment(text: str) -> str:
     return f"{kept} [arena: cut to {COMMENT_CAP} of {len(data)} bytes]"
 
 
-def ply_comment_fields(text: str) -> tuple[bool, float | None, str | None]:
+def ply_comment_fields(text: str) -> tuple[bool, float | None, float | None, str | None]:
     """The inverse of Ply.comment_text for what a file can tell: (forced, elapsed_ms,
-    the rest as free text); `comment_text` writes the same text back."""
+    cpu_ms, the rest as free text); `comment_text` writes the same text back."""
     forced = text == "forced" or text.startswith("forced ")
     if forced:
         text = text[len("forced "):]
         if not text:
-            return True, None, None
+            return True, None, None, None
     timed = _TIMED.match(text)
     if timed is None:
-        return forced, None, text
+        return forced, None, None, text
     rest = text[timed.end():]
-    return forced, float(timed.group(1)), rest if timed.group(0).endswith(" ") else None
+    cpu = None if timed.group(2) is None else float(timed.group(2))
+    return forced, float(timed.group(1)), cpu, rest if timed.group(0).endswith(" ") else None
 
 
 @dataclass

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
@@ -20,6 +21,7 @@ import trio
 import trio.lowlevel
 
 from arena.referee.faults import BotFault
+from arena.referee.sandbox import Scratch
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
 
@@ -55,8 +57,26 @@ class LineChannel(Protocol):
     def kill(self) -> None:
         """End the bot and everything it started; safe to call twice."""
 
+    def cpu_seconds(self) -> float | None:
+        """CPU time the bot has used so far (None where it cannot be measured)."""
 
-Launcher = Callable[[BotSpec, Path | None, Limits, trio.Nursery], LineChannel]
+    def limits_hit(self) -> tuple[bool, bool]:
+        """Whether the bot hit its memory limit, and its process limit."""
+
+
+@dataclass(frozen=True)
+class Launch:
+    """Everything needed to start one bot: its spec, stderr log, limits, scratch
+    folders and the referee's output paths it must not see."""
+
+    spec: BotSpec
+    log_path: Path | None
+    limits: Limits
+    scratch: Scratch | None = None
+    hidden: tuple[Path, ...] = ()
+
+
+Launcher = Callable[[Launch, trio.Nursery], LineChannel]
 """Starts a bot and returns its channel (BotFault startup-failure if it cannot)."""
 
 
@@ -173,11 +193,17 @@ class MemoryChannel:
         self._to_bot.close()
         self._done = True
 
+    def cpu_seconds(self) -> float | None:
+        return None
+
+    def limits_hit(self) -> tuple[bool, bool]:
+        return False, False
+
 
 def memory_launcher(bots: dict[str, FakeBot]) -> Launcher:
     """A Launcher that starts, for each bot name, the fake bot of that name."""
 
-    def launch(spec: BotSpec, log_path: Path | None, limits: Limits, nursery: trio.Nursery) -> LineChannel:
-        return MemoryChannel(bots[spec.name], nursery, limits)
+    def launch(launch: Launch, nursery: trio.Nursery) -> LineChannel:
+        return MemoryChannel(bots[launch.spec.name], nursery, launch.limits)
 
     return launch

@@ -27,6 +27,9 @@ class Answer:
     action: str
     info: Info | None
     elapsed_s: float
+    cpu_s: float | None = None
+    """The bot's CPU time over the decision (its whole process tree where cgroups
+    count it), to tell a slow bot from an overloaded machine."""
 
 
 class Decision:
@@ -43,6 +46,7 @@ class Decision:
             raise BotFault(Termination.CRASH, "the bot was not running at its turn")
         if channel.unsolicited():
             raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote output it was not asked for")
+        cpu_before = channel.cpu_seconds()
         started = trio.current_time()
         deadline = started + self.limit_s + self.grace_s
         try:
@@ -50,9 +54,12 @@ class Decision:
             line = await channel.read_line(deadline)
         except BotFault as fault:
             if fault.reason == Termination.TIME_OUT:
-                raise BotFault(Termination.TIME_OUT, f"{fault.detail} (limit {self._limit_ms()})") from None
+                used = _spent(cpu_before, channel.cpu_seconds())
+                cpu = "" if used is None else f"; it used {used * 1000:.0f} ms of CPU"
+                raise BotFault(Termination.TIME_OUT, f"{fault.detail} (limit {self._limit_ms()}{cpu})") from None
             raise
         elapsed = trio.current_time() - started
+        cpu_used = _spent(cpu_before, channel.cpu_seconds())
         message = decode_line(line)
         if channel.buffered:
             raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote more than one line for one request")
@@ -61,7 +68,11 @@ class Decision:
                            f"expected an action, got a {type(message).__name__.lower()} message")
         if elapsed > self.limit_s + self.grace_s:
             raise BotFault(Termination.TIME_OUT, f"answered after {elapsed * 1000:.0f} ms (limit {self._limit_ms()})")
-        return Answer(message.action, message.info, elapsed)
+        return Answer(message.action, message.info, elapsed, cpu_used)
 
     def _limit_ms(self) -> str:
         return f"{self.limit_s * 1000:.0f} ms"
+
+
+def _spent(before: float | None, after: float | None) -> float | None:
+    return None if before is None or after is None else max(0.0, after - before)

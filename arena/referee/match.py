@@ -21,7 +21,7 @@ from arena.referee.outcome import GameOutcome, GameSetup, void_outcome
 from arena.referee.player import BotPlayer, Timing
 from arena.referee.process import launch_process
 from arena.referee.referee import Referee, Watcher
-from arena.referee.seeds import cycle_seed, rotated
+from arena.referee.seeds import cycle_seed, rotated, secret_path
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
@@ -53,6 +53,11 @@ class MatchConfig:
     games with seats rotated and seeds from `seed`."""
     launcher: Launcher = launch_process
     """How bots are started: real processes, or fakes in tests."""
+    chance_key: bytes = b""
+    """Secret hashed into every game's chance seed (the CLI gives the installation's
+    key, a league its own): no bot can recompute a deal from the seed."""
+    hidden: tuple[Path, ...] = ()
+    """The referee's output (records, database, logs): never visible to a bot."""
 
 
 def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
@@ -74,7 +79,7 @@ def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
         count = seen.get(spec.name, 0) + 1
         seen[spec.name] = count
         name = spec.name if count == 1 else f"{spec.name}-{count}"
-        result.append(BotSpec(name, spec.command, spec.cwd, dict(spec.env)))
+        result.append(BotSpec(name, spec.command, spec.cwd, dict(spec.env), spec.limits))
     return result
 
 
@@ -107,6 +112,7 @@ async def _ensure_started(player: BotPlayer, nursery: trio.Nursery) -> BotFault 
         else:
             await player.start(nursery)
     except BotFault as fault:
+        fault = player.explain(fault)
         player.kill()
         player.last_startup_fault = fault
         return fault
@@ -130,9 +136,10 @@ async def play_match(
         BotPlayer(
             spec,
             config.log_dir / f"{i}-{_safe(spec.name)}.log" if config.log_dir else None,
-            config.limits,
+            spec.limits or config.limits,
             config.timing,
             config.launcher,
+            _hidden(config),
         )
         for i, spec in enumerate(specs)
     ]
@@ -145,7 +152,10 @@ async def play_match(
                 setup = GameSetup(
                     game=config.game, options=options, time_control=config.time_control,
                     seed=planned.seed, event=config.event, round=planned.round, match_game=index,
+                    chance_key=config.chance_key, bot_seeds=tuple(p.spec.env.get("ARENA_BOT_SEED", "") for p in seated),
                 )
+                for player in seated:
+                    player.new_game(planned.seed, config.game.has_hidden_information)
                 outcome = await _play_one(setup, seated, nursery, watcher, before_game, index)
                 result.outcomes.append(outcome)
                 result.seatings.append(seats)
@@ -158,7 +168,7 @@ async def play_match(
             nursery.cancel_scope.cancel()
     finally:
         for player in players:
-            player.kill()
+            player.dispose()
             result.pgids.extend(player.pgids)
     for player in players:
         if player.started and player.handshakes == 0 and player.last_startup_fault is not None:
@@ -206,6 +216,15 @@ async def _start_all(seated: list[BotPlayer], nursery: trio.Nursery) -> dict[int
             if not player.alive:
                 starting.start_soon(one, seat, player)
     return faults
+
+
+def _hidden(config: MatchConfig) -> tuple[Path, ...]:
+    """What no bot of this match may read: the given paths, the log folder, the key."""
+    hidden = list(config.hidden)
+    if config.log_dir is not None:
+        hidden.append(config.log_dir)
+    hidden.append(secret_path())
+    return tuple(hidden)
 
 
 def _safe(name: str) -> str:

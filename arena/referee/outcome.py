@@ -26,6 +26,10 @@ class GameSetup:
     event: str = "arena"
     round: str = "1"
     match_game: int = 0
+    chance_key: bytes = b""
+    """The secret hashed with the seed into the chance generator's seed (seeds.chance_seed)."""
+    bot_seeds: tuple[str, ...] = ()
+    """Each seat's ARENA_BOT_SEED ("" where none), recorded so seeded bots replay exactly."""
 
 
 @dataclass
@@ -86,6 +90,8 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
     for seat, name in enumerate(names):
         tags[f"Player{seat}"] = name
     tags["Seed"] = str(setup.seed)
+    if any(setup.bot_seeds):
+        tags["BotSeeds"] = ",".join(setup.bot_seeds)
     tags["TimeControl"] = setup.time_control.describe()
     tags["Ranks"] = format_ranks(ranks)
     if scores is not None:

@@ -10,9 +10,10 @@ from pathlib import Path
 import trio
 
 from arena import __version__
-from arena.referee.channel import Launcher, LineChannel
+from arena.referee.channel import Launch, Launcher, LineChannel
 from arena.referee.faults import BotFault
 from arena.referee.process import launch_process
+from arena.referee.sandbox import Scratch, readable_paths
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
 from protocol import PROTOCOL_VERSION
@@ -45,12 +46,17 @@ class BotPlayer:
     """A bot as the referee sees it: a name, a live channel, its opt-outs."""
 
     def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits, timing: Timing,
-                 launcher: Launcher = launch_process) -> None:
+                 launcher: Launcher = launch_process, hidden: tuple[Path, ...] = ()) -> None:
         self.spec = spec
         self.log_path = log_path
         self.limits = limits
         self.timing = timing
         self.launcher = launcher
+        self.hidden = hidden
+        self.scratch: Scratch | None = None
+        """The bot's writable folders, kept across restarts, emptied before every game."""
+        self.seen_seeds: set[int] = set()
+        """Seeds of the games the current process has played (hidden deals it saw)."""
         self.channel: LineChannel | None = None
         self.ready: Ready | None = None
         self.restarts = 0
@@ -79,7 +85,10 @@ class BotPlayer:
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the bot and complete the handshake within the start-up limit."""
         self.started = True
-        self.channel = channel = self.launcher(self.spec, self.log_path, self.limits, nursery)
+        if self.scratch is None:
+            self.scratch = Scratch()
+        self.channel = channel = self.launcher(
+            Launch(self.spec, self.log_path, self.limits, self.scratch, self.hidden), nursery)
         if channel.pgid is not None:
             self.pgids.append(channel.pgid)
         deadline = trio.current_time() + self.timing.startup_s
@@ -130,8 +139,41 @@ class BotPlayer:
                 pass
         self.kill()
 
+    def explain(self, fault: BotFault) -> BotFault:
+        """The fault, named for the limit the bot hit when it hit one (a process killed
+        for memory looks like a crash; a fork refused, like whatever followed)."""
+        if self.channel is None:
+            return fault
+        memory, processes = self.channel.limits_hit()
+        if memory:
+            mb = (self.limits.memory_bytes or 0) >> 20
+            return BotFault(Termination.MEMORY_LIMIT, f"it went over its memory limit ({mb} MiB for all its "
+                                                      f"processes) and was killed; {fault.detail}")
+        if processes:
+            return BotFault(Termination.PROCESS_LIMIT, f"it tried to run more than {self.limits.processes} processes; "
+                                                       f"then: {fault.reason} ({fault.detail})")
+        return fault
+
+    def new_game(self, seed: int, hidden_deal: bool) -> None:
+        """Before each game: empty the scratch folders; in a game with hidden information
+        whose deal this process has already played (from another seat), end the process
+        so that a fresh one takes the seat."""
+        if hidden_deal and seed in self.seen_seeds:
+            self.kill()
+        if self.scratch is not None:
+            self.scratch.empty(readable_paths(self.spec.command, Path(self.spec.cwd or Path.cwd())))
+        self.seen_seeds.add(seed)
+
+    def dispose(self) -> None:
+        """Kill the bot and remove its scratch folders (at the end of the match)."""
+        self.kill()
+        if self.scratch is not None:
+            self.scratch.remove()
+            self.scratch = None
+
     def kill(self) -> None:
         if self.channel is not None:
             self.channel.kill()
         self.channel = None
         self.ready = None
+        self.seen_seeds = set()

@@ -12,7 +12,6 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import errno
-import itertools
 import os
 import resource
 import signal
@@ -24,9 +23,14 @@ from pathlib import Path
 
 import trio
 
+from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
+from arena.referee.channel import Launch
 from arena.referee.faults import BotFault
+from arena.referee.sandbox import Scratch, probe, sandboxed_argv
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 _PR_SET_PDEATHSIG = 1
 _PR_SET_CHILD_SUBREAPER = 36
@@ -55,43 +59,20 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-PIDS_CGROUPS = Path("/sys/fs/cgroup/pids")
-
-
-def make_pids_cgroup(limit: int) -> Path | None:
-    """A cgroup (v1 pids controller) allowing at most `limit` processes, when we may
-    create one: RLIMIT_NPROC does not bind root, a pids cgroup binds everyone."""
-    if os.geteuid() != 0 or not os.access(PIDS_CGROUPS, os.W_OK):
-        return None
-    group = PIDS_CGROUPS / f"arena-{os.getpid()}-{next(_cgroup_ids)}"
-    try:
-        group.mkdir()
-        (group / "pids.max").write_text(str(limit))
-    except OSError:
-        return None
-    return group
-
-
-def remove_cgroup(group: Path) -> None:
-    with contextlib.suppress(OSError):
-        group.rmdir()
-
-
-_cgroup_ids = itertools.count()
-
-
-def _child_setup(limits: Limits, cgroup: Path | None) -> Callable[[], None]:
-    """Runs in the child between fork and exec: die with the referee, apply limits."""
+def _child_setup(limits: Limits, cgroup: BotCgroup | None) -> Callable[[], None]:
+    """Runs in the child between fork and exec: die with the referee, join the bot's
+    cgroup (so every process it starts is counted), and where there is no cgroup, the
+    per-process limits instead."""
+    procs_files = cgroup.procs_files if cgroup is not None else []
 
     def setup() -> None:
         _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-        if cgroup is not None:
-            (cgroup / "cgroup.procs").write_text(str(os.getpid()))
-        if limits.memory_bytes is not None:
+        join_cgroup(procs_files)
+        if limits.memory_bytes is not None and not procs_files:
             resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
         if limits.cpu_seconds is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        if limits.processes is not None:
+        if limits.processes is not None and not procs_files:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
 
     return setup
@@ -125,6 +106,32 @@ def processes_in_group(pgid: int) -> list[int]:
     return [pid for pid, (_, group) in process_table().items() if group == pgid]
 
 
+def _pipes_held_below(root: int) -> set[int]:
+    """Inodes of the pipes held open by the descendants of `root` that are not
+    bubblewrap itself (Linux /proc)."""
+    table = process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    held: set[int] = set()
+    stack = list(children.get(root, []))
+    while stack:
+        pid = stack.pop()
+        stack.extend(children.get(pid, []))
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "bwrap":
+                continue
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            with contextlib.suppress(OSError):
+                target = os.readlink(f"/proc/{pid}/fd/{fd}")
+                if target.startswith("pipe:["):
+                    held.add(int(target[6:-1]))
+    return held
+
+
 def describe_exit(returncode: int | None) -> str:
     """'exit code 3' or 'killed by SIGSEGV' for a finished process."""
     if returncode is None:
@@ -140,10 +147,15 @@ def describe_exit(returncode: int | None) -> str:
 class BotProcess:
     """A running bot: write lines to it, read its answer lines with a deadline."""
 
-    def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits = Limits()) -> None:
+    def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits = Limits(),
+                 scratch: Scratch | None = None, hidden: tuple[Path, ...] = ()) -> None:
         self.spec = spec
         self.limits = limits
         self.log_path = log_path
+        self.scratch = scratch
+        self.hidden = hidden
+        """The referee's output: masked inside the sandbox wherever the bot could read it."""
+        self.sandboxed = False
         self.proc: subprocess.Popen[bytes] | None = None
         self._pgid: int | None = None
         self._stdin = -1
@@ -157,31 +169,35 @@ class BotProcess:
         self._tasks = trio.CancelScope()
         self.stderr_bytes = 0
         self.stderr_tail = b""
-        self._cgroup: Path | None = None
+        self.cgroup: BotCgroup | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
 
     def spawn(self, nursery: trio.Nursery) -> None:
-        """Start the process and its background tasks; BotFault('startup-failure') if the
-        command cannot be run."""
-        env = dict(os.environ)
-        env.update(self.spec.env)
+        """Start the process (in its sandbox and cgroup when they are to be had) and its
+        background tasks; BotFault('startup-failure') if the command cannot be run."""
         become_subreaper()
-        if self.limits.processes is not None:
-            self._cgroup = make_pids_cgroup(self.limits.processes)
+        argv, env, cwd = self._command()
+        support = cgroup_support()
+        if support.version and (self.limits.memory_bytes is not None or self.limits.processes is not None):
+            try:
+                self.cgroup = BotCgroup(support, self.limits.memory_bytes, self.limits.processes)
+            except OSError:
+                self.cgroup = None
         try:
             self.proc = subprocess.Popen(
-                self.spec.command,
+                argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=self.spec.cwd,
+                cwd=cwd,
                 env=env,
                 start_new_session=True,
-                preexec_fn=_child_setup(self.limits, self._cgroup),
+                preexec_fn=_child_setup(self.limits, self.cgroup),
                 close_fds=True,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
+            self._remove_cgroup()
             raise BotFault(
                 Termination.STARTUP_FAILURE,
                 f"cannot run {' '.join(self.spec.command)!r}: {exc} "
@@ -197,6 +213,46 @@ class BotProcess:
         with contextlib.suppress(OSError, AttributeError):
             self._pidfd = os.pidfd_open(self.proc.pid)
         nursery.start_soon(self._background)
+
+    def _command(self) -> tuple[list[str], dict[str, str], str | None]:
+        """The argv, environment and folder to start: the bot's own command in its
+        sandbox, or (no sandbox) as it is, with its scratch folders in the environment."""
+        isolation = probe() if self.limits.sandbox else None
+        folder = Path(self.spec.cwd) if self.spec.cwd else Path.cwd()
+        scratch = self.scratch
+        if isolation is not None and isolation.sandbox and isolation.bwrap and scratch is not None:
+            self.sandboxed = True
+            argv = sandboxed_argv(isolation.bwrap, self.spec.command, folder, scratch.scratch, scratch.tmp,
+                                  self.spec.env, self.hidden)
+            return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
+        env = dict(os.environ)
+        if scratch is not None:
+            env.update({"ARENA_SCRATCH": str(scratch.scratch), "TMPDIR": str(scratch.tmp)})
+        env.update(self.spec.env)
+        return list(self.spec.command), env, self.spec.cwd
+
+    def cpu_seconds(self) -> float | None:
+        """CPU time the bot has used: its whole tree through its cgroup, else its own
+        process (and its reaped children) through /proc."""
+        if self.cgroup is not None:
+            return self.cgroup.cpu_seconds()
+        if self.proc is None or self.sandboxed:
+            return None
+        try:
+            with open(f"/proc/{self.proc.pid}/stat", "rb") as stat:
+                fields = stat.read().rsplit(b")", 1)[1].split()
+        except OSError:
+            return None
+        return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
+
+    def limits_hit(self) -> tuple[bool, bool]:
+        """Whether the bot's tree hit its memory limit, and its process limit."""
+        return self.cgroup.limits_hit() if self.cgroup is not None else (False, False)
+
+    def _remove_cgroup(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
 
     async def _background(self) -> None:
         """Stderr drain and exit watcher; they end quietly when kill() closes their fds."""
@@ -223,12 +279,12 @@ class BotProcess:
             return
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
+        if self.cgroup is not None:
+            self.cgroup.kill()  # what left the process group (a setsid daemon) is still in the cgroup
         with contextlib.suppress(ChildProcessError):
             proc.wait()
         self._reap_group(proc.pid)
-        if self._cgroup is not None:
-            remove_cgroup(self._cgroup)
-            self._cgroup = None
+        self._remove_cgroup()
         for fd in (self._stdin, self._stdout, self._stderr, self._pidfd):
             if fd >= 0:
                 trio.lowlevel.notify_closing(fd)
@@ -305,6 +361,23 @@ class BotProcess:
             return BotFault(Termination.CLOSED_PIPE, f"the bot closed its {pipe} ({stopped}) but is still running")
         return BotFault(Termination.CRASH, f"the bot exited ({describe_exit(code)}){self._last_words()}")
 
+    def _closed_pipe(self) -> BotFault | None:
+        """In a sandbox, bubblewrap keeps the bot's pipes open, so a bot that closes its
+        stdin or stdout is seen only when it fails to answer: then, if no process of the
+        bot holds a pipe any more, say so rather than calling it slow."""
+        if not self.sandboxed or self.proc is None:
+            return None
+        held = _pipes_held_below(self.proc.pid)
+        for pipe, fd in (("stdout", self._stdout), ("stdin", self._stdin)):
+            try:
+                inode = os.fstat(fd).st_ino
+            except OSError:
+                continue
+            if inode not in held:
+                stopped = "stopped reading its input" if pipe == "stdin" else "stopped its output"
+                return BotFault(Termination.CLOSED_PIPE, f"the bot closed its {pipe} ({stopped}) but is still running")
+        return None
+
     def _last_words(self) -> str:
         """The last line the bot wrote to stderr, to say why it died."""
         with contextlib.suppress(OSError):
@@ -325,7 +398,8 @@ class BotProcess:
                 with trio.move_on_at(deadline) as scope:
                     await trio.lowlevel.wait_writable(self._stdin)
                 if scope.cancelled_caught and not self._exited:
-                    raise BotFault(Termination.TIME_OUT, "the bot did not read its input in time") from None
+                    raise self._closed_pipe() or BotFault(
+                        Termination.TIME_OUT, "the bot did not read its input in time") from None
                 continue
             except (BrokenPipeError, OSError) as exc:
                 if isinstance(exc, BrokenPipeError) or exc.errno in (errno.EPIPE, errno.EBADF):
@@ -378,7 +452,7 @@ class BotProcess:
                     await trio.lowlevel.wait_readable(self._stdout)
                 self._read_scope = None
                 if scope.cancelled_caught and not self._exited:
-                    raise BotFault(Termination.TIME_OUT, "no answer in time")
+                    raise self._closed_pipe() or BotFault(Termination.TIME_OUT, "no answer in time")
             try:
                 chunk = os.read(self._stdout, 1 << 16)
             except BlockingIOError:
@@ -398,8 +472,8 @@ class BotProcess:
             self._stdin = -1
 
 
-def launch_process(spec: BotSpec, log_path: Path | None, limits: Limits, nursery: trio.Nursery) -> BotProcess:
+def launch_process(launch: Launch, nursery: trio.Nursery) -> BotProcess:
     """The Launcher of real bots: spawn the bot's process (see channel.Launcher)."""
-    process = BotProcess(spec, log_path, limits)
+    process = BotProcess(launch.spec, launch.log_path, launch.limits, launch.scratch, launch.hidden)
     process.spawn(nursery)
     return process

