@@ -106,6 +106,7 @@ def test_demo_runs_a_league_per_game_and_plays_afresh(tmp_path: Path) -> None:
     for league in leagues:
         records = read_record_file(league.records)
         assert len(records) == len(build_schedule(league))
+        assert all(r.termination == "normal" for r in records), league.name  # sandboxed, no fault
         assert invoke("verify", str(league.records))[0] == 0
     clear_demo_output(leagues[0])  # what a second demo does first: its own folder starts empty
     assert [p.name for p in leagues[0].output.iterdir()] == [".arena-demo"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,6 +27,7 @@ from arena.referee.botnames import BOTS_DIR, resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import BotPlayer, Timing
 from arena.referee.process import BotProcess
+from arena.referee.sandbox import probe
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 from protocol.codec import encode
@@ -91,7 +93,8 @@ class RefereeRun:
     records: list[GameRecord]
 
 
-async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> tuple[list[MatchResult], float, float]:
+async def _matches(specs: list[BotSpec], concurrent: int, games_each: int,
+                   limits: Limits = Limits()) -> tuple[list[MatchResult], float, float]:
     """Run the matches; all wait at a gate until every bot has started, so the clock
     and CPU figures measure play, not process start-up. Returns the results and the
     wall and CPU time at the gate."""
@@ -112,7 +115,8 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> tu
         await gate.wait()
 
     async def one(index: int) -> None:
-        config = MatchConfig(game, {}, TimeControl(per_move_s=5.0), seed=index, games=games_each, event="bench")
+        config = MatchConfig(game, {}, TimeControl(per_move_s=5.0), seed=index, games=games_each, event="bench",
+                             limits=limits)
         results.append(await play_match(config, specs, before_game=arrive))
 
     async with trio.open_nursery() as nursery:
@@ -121,10 +125,10 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int) -> tu
     return results, opened[0], opened[1]
 
 
-def referee_run(specs: list[BotSpec], concurrent: int, games_each: int) -> RefereeRun:
+def referee_run(specs: list[BotSpec], concurrent: int, games_each: int, limits: Limits = Limits()) -> RefereeRun:
     """Play BTT matches concurrently; decisions, wall time and the referee's own CPU,
     from the moment every bot is up to the end of the last game."""
-    results, wall, cpu = trio.run(_matches, specs, concurrent, games_each)
+    results, wall, cpu = trio.run(_matches, specs, concurrent, games_each, limits)
     wall = time.perf_counter() - wall
     cpu = time.process_time() - cpu
     decisions = sum(o.decisions for r in results for o in r.outcomes)
@@ -145,6 +149,44 @@ def rules_cpu_per_decision(records: list[GameRecord]) -> float:
             state.apply(ply.action)
             decisions += 1
     return (time.process_time() - begin) / max(decisions, 1)
+
+
+async def _startup_seconds(spec: BotSpec, limits: Limits, starts: int) -> float:
+    """Mean seconds from launching a bot to its ready message."""
+    total = 0.0
+    async with trio.open_nursery() as nursery:
+        for _ in range(starts):
+            player = BotPlayer(spec, None, limits, Timing())
+            begin = time.perf_counter()
+            await player.start(nursery)
+            total += time.perf_counter() - begin
+            player.dispose()
+        nursery.cancel_scope.cancel()
+    return total / starts
+
+
+def sandbox_table(bots: list[tuple[str, BotSpec]], games: int, starts: int = 20, rounds: int = 5) -> Table:
+    """Start-up and round trip per decision with and without the sandbox, in one run:
+    the two are measured in turn `rounds` times and the medians compared, so that the
+    machine's drift over the run falls on both alike."""
+    table = Table(title=f"The sandbox's cost (same run, same bots; medians of {rounds} alternating rounds)")
+    for column in ("bot", "start-up, plain", "start-up, sandboxed", "difference", "RTT, plain", "RTT, sandboxed",
+                   "RTT ratio"):
+        table.add_column(column, justify="right")
+    plain, boxed = Limits(sandbox=False), Limits(sandbox=True)
+    for label, spec in bots:
+        figures: dict[str, list[float]] = {"start plain": [], "start boxed": [], "rtt plain": [], "rtt boxed": []}
+        for _ in range(rounds):
+            for name, limits in (("plain", plain), ("boxed", boxed)):
+                figures[f"start {name}"].append(trio.run(_startup_seconds, spec, limits, max(1, starts // rounds)))
+                run = referee_run([spec, spec], 1, max(1, games // rounds), limits)
+                figures[f"rtt {name}"].append(run.wall_s / run.decisions)
+        middle = {name: statistics.median(values) for name, values in figures.items()}
+        table.add_row(label, f"{middle['start plain'] * 1000:.1f} ms", f"{middle['start boxed'] * 1000:.1f} ms",
+                      f"{(middle['start boxed'] - middle['start plain']) * 1000:+.1f} ms",
+                      f"{middle['rtt plain'] * 1e6:.0f} us", f"{middle['rtt boxed'] * 1e6:.0f} us",
+                      f"{middle['rtt boxed'] / middle['rtt plain']:.2f}x")
+    return table
 
 
 def run_bench(console: Console, decisions: int) -> None:
@@ -184,6 +226,10 @@ def run_bench(console: Console, decisions: int) -> None:
                                    f"{run.decisions / run.wall_s:,.0f}", f"{run.cpu_s / run.decisions * 1e6:.0f} us",
                                    f"{bare * 1e6:.0f} us", f"{1 / bare:,.0f}")
         console.print(throughput)
+        if probe().sandbox:
+            console.print(sandbox_table(bots, games_for))
+        else:
+            console.print(f"[yellow]no sandbox here ({probe().why}): its cost is not measured[/]")
         console.print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from arena import __version__
-from arena.cli import bench, demo, inspect, play, records
+from arena.cli import bench, demo, doctor, inspect, play, records
 from arena.cli.common import console, errors
 from arena.cli.league import league_app
 from arena.cli.match import match_command
@@ -41,6 +41,7 @@ app.command("replay")(records.replay_command)
 app.command("verify")(records.verify_command)
 app.command("demo")(demo.demo_command)
 app.command("bench")(bench.bench_command)
+app.command("doctor")(doctor.doctor_command)
 app.add_typer(league_app, name="league")
 app.command("match")(match_command)
 

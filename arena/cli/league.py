@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 import typer
 from rich.live import Live
 
-from arena.cli.common import console, errors, fail, run_trio
+from arena.cli.common import console, errors, fail, run_trio, warn_isolation
 from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
@@ -54,6 +54,7 @@ def run_league(league: League, quiet: bool, resume_hint: str) -> str:
     Returns what keeps the league from being complete ("" when it is)."""
     for warning in league.warnings:
         errors.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    warn_isolation(league.limits)
     try:
         store, schedule = open_league(league)
     except (ArenaError, OSError) as exc:

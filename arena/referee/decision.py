@@ -28,8 +28,9 @@ class Answer:
     info: Info | None
     elapsed_s: float
     cpu_s: float | None = None
-    """The bot's CPU time over the decision (its whole process tree where cgroups
-    count it), to tell a slow bot from an overloaded machine."""
+    """The bot's CPU time since its previous answer (its whole process tree where
+    cgroups count it; one reading per decision, so thinking between requests counts
+    towards the next), to tell a slow bot from an overloaded machine."""
 
 
 class Decision:
@@ -46,7 +47,7 @@ class Decision:
             raise BotFault(Termination.CRASH, "the bot was not running at its turn")
         if channel.unsolicited():
             raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote output it was not asked for")
-        cpu_before = channel.cpu_seconds()
+        cpu_before = player.cpu_mark
         started = trio.current_time()
         deadline = started + self.limit_s + self.grace_s
         try:
@@ -59,7 +60,8 @@ class Decision:
                 raise BotFault(Termination.TIME_OUT, f"{fault.detail} (limit {self._limit_ms()}{cpu})") from None
             raise
         elapsed = trio.current_time() - started
-        cpu_used = _spent(cpu_before, channel.cpu_seconds())
+        player.cpu_mark = channel.cpu_seconds()
+        cpu_used = _spent(cpu_before, player.cpu_mark)
         message = decode_line(line)
         if channel.buffered:
             raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote more than one line for one request")

@@ -105,7 +105,10 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
 
 def void_outcome(setup: GameSetup, names: list[str], plies: list[Ply], error: BaseException) -> GameOutcome:
     """A game that the arena's own error stopped: void, every seat level, not scored."""
-    detail = f"the arena failed ({type(error).__name__}: {str(error)[:200]}); the game is void and is played again"
+    cause = error
+    while isinstance(cause, BaseExceptionGroup) and cause.exceptions:
+        cause = cause.exceptions[0]  # a nursery's wrapping says nothing of what failed
+    detail = f"the arena failed ({type(cause).__name__}: {str(cause)[:200]}); the game is void and is played again"
     ranks = tuple(1 for _ in names)
     reason = Termination.INFRASTRUCTURE_ERROR
     tags = game_tags(setup, names, ranks, None, reason, detail, len(plies))

@@ -57,6 +57,9 @@ class BotPlayer:
         """The bot's writable folders, kept across restarts, emptied before every game."""
         self.seen_seeds: set[int] = set()
         """Seeds of the games the current process has played (hidden deals it saw)."""
+        self._readable: list[Path] | None = None
+        self.cpu_mark: float | None = None
+        """The bot's CPU time at its last answer (or ready): a decision's CPU is the rise."""
         self.channel: LineChannel | None = None
         self.ready: Ready | None = None
         self.restarts = 0
@@ -113,6 +116,7 @@ class BotPlayer:
                            f"expected a ready message, got {type(message).__name__.lower()}")
         self.ready = message
         self.handshakes += 1
+        self.cpu_mark = channel.cpu_seconds()
 
     async def restart(self, nursery: trio.Nursery) -> None:
         """Replace a faulted bot by a fresh one (the match goes on)."""
@@ -160,8 +164,10 @@ class BotPlayer:
         so that a fresh one takes the seat."""
         if hidden_deal and seed in self.seen_seeds:
             self.kill()
-        if self.scratch is not None:
-            self.scratch.empty(readable_paths(self.spec.command, Path(self.spec.cwd or Path.cwd())))
+        if self.scratch is not None and not self.scratch.is_empty():
+            if self._readable is None:
+                self._readable = readable_paths(self.spec.command, Path(self.spec.cwd or Path.cwd()))
+            self.scratch.empty(self._readable)
         self.seen_seeds.add(seed)
 
     def dispose(self) -> None:

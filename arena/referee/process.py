@@ -23,12 +23,20 @@ from pathlib import Path
 
 import trio
 
+from arena.errors import ArenaError
 from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
 from arena.referee.channel import Launch
 from arena.referee.faults import BotFault
-from arena.referee.sandbox import Scratch, probe, sandboxed_argv
+from arena.referee.sandbox import READY_LINE, Scratch, probe, sandboxed_argv
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
+
+_READY = (READY_LINE + "\n").encode()
+
+
+class SandboxError(ArenaError):
+    """Bubblewrap failed before the bot ran: an error of the arena's, not a bot's fault."""
+
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -162,6 +170,7 @@ class BotProcess:
         self._stdout = -1
         self._stderr = -1
         self._pidfd = -1
+        self._stat_fd = -1
         self._buf = bytearray()
         self._scan = 0
         self._exited = False
@@ -169,6 +178,9 @@ class BotProcess:
         self._tasks = trio.CancelScope()
         self.stderr_bytes = 0
         self.stderr_tail = b""
+        self._head = b""
+        self.ready_seen = False
+        """Whether the sandbox said it stood, before the bot's command ran."""
         self.cgroup: BotCgroup | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -239,8 +251,9 @@ class BotProcess:
         if self.proc is None or self.sandboxed:
             return None
         try:
-            with open(f"/proc/{self.proc.pid}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
+            if self._stat_fd < 0:
+                self._stat_fd = os.open(f"/proc/{self.proc.pid}/stat", os.O_RDONLY)
+            fields = os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
         except OSError:
             return None
         return sum(int(f) for f in fields[11:15]) / _CLOCK_TICKS
@@ -292,9 +305,11 @@ class BotProcess:
             if stream is not None:
                 with contextlib.suppress(OSError):
                     stream.close()
-        if self._pidfd >= 0:
-            with contextlib.suppress(OSError):
-                os.close(self._pidfd)
+        for own in (self._pidfd, self._stat_fd):
+            if own >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(own)
+        self._stat_fd = -1
         self._stdin = self._stdout = self._stderr = self._pidfd = -1
         self._exited = True
 
@@ -356,6 +371,11 @@ class BotProcess:
                 break
             await trio.sleep(0.001)
             code = self.proc.poll()
+        if self.sandboxed:
+            self._last_words()  # reads what is left of stderr, the sandbox's word among it
+            if not self.ready_seen:
+                detail = self.stderr_tail.decode("utf-8", "replace").strip()[-300:]
+                raise SandboxError(f"the bot's sandbox could not be set up ({detail or describe_exit(code)})")
         if code is None and not self._exited:
             stopped = "stopped reading its input" if pipe == "stdin" else "stopped its output"
             return BotFault(Termination.CLOSED_PIPE, f"the bot closed its {pipe} ({stopped}) but is still running")
@@ -386,6 +406,12 @@ class BotProcess:
         return f"; its stderr ends: {lines[-1][-200:]!r}" if lines else ""
 
     def _keep_tail(self, chunk: bytes) -> None:
+        if not self.ready_seen and self.sandboxed:
+            self._head = (self._head + chunk)[:len(_READY)]
+            self.ready_seen = self._head == _READY
+            if self.ready_seen:  # the sandbox's own line is not the bot's last word
+                chunk = (self.stderr_tail + chunk).removeprefix(_READY)
+                self.stderr_tail = b""
         self.stderr_tail = (self.stderr_tail + chunk)[-2048:]
 
     async def write(self, data: bytes, deadline: float) -> None:

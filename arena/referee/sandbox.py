@@ -39,6 +39,11 @@ SCRATCH = "/scratch"
 BOT_UID = 65534
 """The bot's user inside its namespace (nobody), holding no capabilities."""
 
+READY_LINE = "[arena] sandbox ready"
+"""Written to the bot's stderr once its sandbox stands, just before the bot's command
+runs: a process that exits without it failed in bubblewrap's set-up, which is no fault
+of the bot's."""
+
 PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM")
 """Variables of the referee's environment a sandboxed bot still gets."""
 
@@ -131,6 +136,26 @@ def readable_paths(argv: Sequence[str], folder: Path) -> list[Path]:
     return sorted({*readable_for(argv), folder.resolve()}, key=lambda p: len(p.parts))
 
 
+def _masks(hidden: Iterable[Path], readable: list[Path]) -> list[str]:
+    """Arguments that hide each of the referee's output paths a readable folder would
+    show: an empty read-only folder over a folder, /dev/null over a file (a path inside
+    another hidden folder is hidden with it)."""
+    shown = sorted({p.resolve() for p in hidden if p.exists()} & {
+        p.resolve() for p in hidden if any(p.resolve() == r or r in p.resolve().parents for r in readable)},
+        key=lambda p: (len(p.parts), str(p)))
+    args: list[str] = []
+    masked: list[Path] = []
+    for path in shown:
+        if any(m == path or m in path.parents for m in masked):
+            continue
+        if path.is_dir():
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+            masked.append(path)
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+    return args
+
+
 def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, scratch: Path, tmp: Path,
                    env: dict[str, str], hidden: Iterable[Path] = ()) -> list[str]:
     """The bwrap command line that runs `argv` in `folder` (read-only) with `scratch`
@@ -140,13 +165,7 @@ def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, scratch: Path,
     readable = readable_paths(argv, folder)
     for path in readable:
         args += ["--ro-bind", str(path), str(path)]
-    for path in hidden:
-        resolved = path.resolve()
-        if any(resolved == r or r in resolved.parents for r in readable):
-            if resolved.is_dir():
-                args += ["--tmpfs", str(resolved)]
-            elif resolved.exists():
-                args += ["--ro-bind", "/dev/null", str(resolved)]
+    args += _masks(hidden, readable)
     args += ["--chdir", str(folder.resolve()), "--clearenv"]
     for name in PASSED_ENV:
         if name in os.environ:
@@ -154,7 +173,7 @@ def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, scratch: Path,
     fixed = {"HOME": SCRATCH, "TMPDIR": "/tmp", "ARENA_SCRATCH": SCRATCH, "PYTHONDONTWRITEBYTECODE": "1"}
     for name, value in {**fixed, **env}.items():
         args += ["--setenv", name, value]
-    return [*args, "--", *argv]
+    return [*args, "--", "/bin/sh", "-c", f'echo "{READY_LINE}" >&2; exec "$@"', "sh", *argv]
 
 
 class Scratch:
@@ -171,6 +190,10 @@ class Scratch:
         self.tmp.mkdir()
         for path in (self.scratch, self.tmp):
             path.chmod(0o777)  # the bot's user inside may be another user outside
+
+    def is_empty(self) -> bool:
+        """Whether the bot left nothing (the common case: then there is nothing to do)."""
+        return not os.listdir(self.scratch) and not os.listdir(self.tmp)
 
     def empty(self, keep: Iterable[Path] = ()) -> None:
         """Remove everything the bot wrote (a file it holds open is unlinked all the

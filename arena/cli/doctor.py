@@ -1,0 +1,54 @@
+"""`arena doctor`: what isolation this machine gives bots, and why not where it cannot."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+
+from rich.table import Table
+
+from arena.cli.common import console
+from arena.referee.cgroups import cgroup_support
+from arena.referee.sandbox import probe
+from arena.referee.seeds import SECRET_ENV, secret_path
+
+
+def doctor_command() -> None:
+    """Print what isolation this machine offers bots (sandbox, whole-tree limits, CPU
+    accounting, the secret key of chance) and, for what is missing, why and the fix."""
+    table = Table(title="Isolation of bots on this machine", show_lines=True)
+    table.add_column("what", no_wrap=True)
+    table.add_column("state", no_wrap=True)
+    table.add_column("details")
+    isolation = probe()
+    if isolation.sandbox:
+        version = subprocess.run([str(isolation.bwrap), "--version"], capture_output=True, text=True).stdout.strip()
+        table.add_row("sandbox", "[green]on[/]", f"{version} at {isolation.bwrap}: each bot has its own user, pid, "
+                      "network, ipc and uts namespaces, no capabilities, a read-only system and folder, and its own "
+                      "/scratch and /tmp; it sees no other process, no network, no output of the referee")
+    else:
+        table.add_row("sandbox", "[red]off[/]", f"{isolation.why}. Bots run as plain processes in their own process "
+                      "groups: a bot can read what your user can, use the network and signal other processes")
+    support = cgroup_support()
+    if support.version:
+        where = ", ".join(f"{name or 'v2'}: {path}" for name, path in support.parents.items())
+        cpu = "cpu per decision from the cgroup" if support.version == 2 or "cpuacct" in support.parents else \
+            "cpu per decision not counted (no cpuacct group)"
+        table.add_row("limits", f"[green]cgroup v{support.version}[/]", f"memory and processes held for each bot's "
+                      f"whole process tree ({where}); {cpu}; hitting a limit is memory-limit or process-limit")
+    else:
+        table.add_row("limits", "[yellow]per process[/]", f"{support.why}. Memory is RLIMIT_AS per process and "
+                      "processes RLIMIT_NPROC per user (not binding for root); CPU per decision is the bot's main "
+                      "process only")
+    key = os.environ.get(SECRET_ENV)
+    path = secret_path()
+    table.add_row("chance key", "[green]set[/]" if key or path.exists() else "[yellow]not made yet[/]",
+                  f"from ${SECRET_ENV}" if key else f"{path} (made on first use; copy it to replay the same deals "
+                  "from the same seeds elsewhere)")
+    if os.geteuid() == 0:
+        table.add_row("user", "[yellow]root[/]", "inside its sandbox a bot is user nobody without capabilities, but "
+                      "its user maps to root outside: run the arena as an ordinary user where you can")
+    table.add_row("platform", platform.platform(), f"Python {platform.python_version()} ({sys.executable})")
+    console.print(table)

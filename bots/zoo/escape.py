@@ -1,0 +1,236 @@
+"""A cheating bot for the escape suite: at its first request it tries the attack named by
+ZOO_ATTACK, writes what it achieved to stderr as `ATTACK <name>: <result>` (the test
+reads its log), then plays random legal actions as if nothing happened.
+
+Attacks: network (connect to ZOO_TARGET host:port), write (create ZOO_TARGET and
+append to ZOO_TARGET2), read (read the files ZOO_TARGET and ZOO_TARGET2), proc (list
+/proc, read the referee's memory ZOO_TARGET pid, find .sqlite/.pgn files through
+/proc/*/fd), kill (signal every process it can see but its own, and ZOO_TARGET pid),
+daemon (a double-forked setsid process named ZOO_TARGET), cgroup (move itself to the
+root of every cgroup controller), memory (ZOO_CHILDREN children each holding ZOO_MB
+MiB), fork (fork without end), pipe (shrink its stdin pipe to 4 KiB and think
+ZOO_SECONDS), remember (keep each deal in its scratch folder and its memory and say
+whether it finds an earlier one).
+"""
+import fcntl
+import glob
+import json
+import os
+import random
+import signal
+import socket
+import sys
+import time
+
+ATTACK = os.environ.get("ZOO_ATTACK", "")
+TARGET = os.environ.get("ZOO_TARGET", "")
+TARGET2 = os.environ.get("ZOO_TARGET2", "")
+F_SETPIPE_SZ = 1031
+SEEN_DEALS: list[str] = []
+
+
+def report(result: str) -> None:
+    sys.stderr.write(f"ATTACK {ATTACK}: {result}\n")
+    sys.stderr.flush()
+
+
+def attempt(what: str, action) -> str:  # type: ignore[no-untyped-def]
+    try:
+        return f"{what} succeeded: {action()}"
+    except Exception as exc:
+        return f"{what} failed: {type(exc).__name__}"
+
+
+def network() -> None:
+    host, _, port = TARGET.rpartition(":")
+
+    def connect() -> str:
+        with socket.create_connection((host, int(port)), timeout=1) as conn:
+            conn.sendall(b"escaped\n")
+        return "connected"
+
+    report(attempt("connect", connect))
+
+
+def write() -> None:
+    def create() -> str:
+        with open(TARGET, "w") as handle:
+            handle.write("escaped\n")
+        return TARGET
+
+    def append() -> str:
+        with open(TARGET2, "a") as handle:
+            handle.write("[Event \"forged\"]\n")
+        return TARGET2
+
+    def own_folder() -> str:
+        with open("escaped.txt", "w") as handle:
+            handle.write("x")
+        return os.getcwd()
+
+    def scratch() -> str:
+        path = os.path.join(os.environ.get("ARENA_SCRATCH", "/scratch"), "note.txt")
+        with open(path, "w") as handle:
+            handle.write("mine")
+        return "scratch"
+
+    report("; ".join(attempt(what, fn) for what, fn in
+                     (("create", create), ("append", append), ("own-folder", own_folder), ("scratch", scratch))))
+
+
+def read() -> None:
+    def reader(path: str):  # type: ignore[no-untyped-def]
+        return lambda: f"{len(open(path, 'rb').read())} bytes"
+
+    report("; ".join(attempt(f"read {i}", reader(path)) for i, path in enumerate((TARGET, TARGET2)) if path))
+
+
+def proc() -> None:
+    pids = sorted(int(p) for p in os.listdir("/proc") if p.isdigit())
+    found = []
+    for fd in glob.glob("/proc/*/fd/*"):
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.endswith((".sqlite", ".pgn", ".log")):
+            found.append(target)
+
+    def memory() -> str:
+        with open(f"/proc/{TARGET}/mem", "rb") as handle:
+            return f"{len(handle.read(16))} bytes"
+
+    report(f"pids {pids}; files {found}; {attempt('referee memory', memory)}")
+
+
+def kill() -> None:
+    own = {os.getpid(), os.getppid()}
+    killed = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit() and int(entry) not in own and int(entry) != 1:
+            try:
+                os.kill(int(entry), signal.SIGKILL)
+                killed.append(int(entry))
+            except OSError:
+                pass
+    report(f"killed {killed}; {attempt('referee', lambda: os.kill(int(TARGET), signal.SIGKILL))}")
+
+
+def daemon() -> None:
+    if os.fork() == 0:
+        os.setsid()
+        if os.fork() == 0:
+            os.execvp("sleep", ["sleep", "3600", TARGET])
+        os._exit(0)
+    report("daemon started")
+
+
+def cgroup() -> None:
+    results = []
+    for procs in glob.glob("/sys/fs/cgroup/*/cgroup.procs") + ["/sys/fs/cgroup/cgroup.procs"]:
+        results.append(attempt(f"join {procs}", lambda p=procs: open(p, "w").write(str(os.getpid()))))
+    report("; ".join(results) or "no cgroup files to be seen")
+    fork()
+
+
+def memory() -> None:
+    size = int(os.environ.get("ZOO_MB", "400")) << 20
+    for _ in range(int(os.environ.get("ZOO_CHILDREN", "5"))):
+        if os.fork() == 0:
+            block = bytearray(size)
+            block[:: 1 << 12] = b"x" * len(block[:: 1 << 12])
+            time.sleep(3600)
+            os._exit(0)
+    report("children started")
+    time.sleep(3600)
+
+
+def fork() -> None:
+    forked = 0
+    for _ in range(2000):
+        try:
+            if os.fork() == 0:
+                time.sleep(3600)
+                os._exit(0)
+        except OSError:
+            break
+        forked += 1
+    report(f"forked {forked}")
+    time.sleep(3600)
+
+
+def pipe() -> None:
+    report(attempt("shrink stdin", lambda: fcntl.fcntl(0, F_SETPIPE_SZ, 4096)))
+
+
+def seed() -> None:
+    """Recompute the deal as the arena once made it: Random(seed * 1000 + cycle) with the
+    league's seed read off ARENA_BOT_SEED (seed * 100 + bot)."""
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from arena.games.the_tree import TheTreeState
+
+    bot_seed = int(os.environ.get("ARENA_BOT_SEED", "0"))
+    hits = 0
+    for base in {bot_seed // 100, bot_seed}:
+        for cycle in range(4):
+            state = TheTreeState(2)
+            state.apply(state.sample_chance(random.Random(base * 1000 + cycle)))
+            hits += sum(sorted(hand) == sorted(MY_HAND) for hand in state.hands)
+    report(f"deals recomputed that hold my hand: {hits}")
+
+
+MY_HAND: list[tuple[int, int]] = []
+
+ATTACKS = {"seed": seed, "network": network, "write": write, "read": read, "proc": proc, "kill": kill, "daemon": daemon,
+           "cgroup": cgroup, "memory": memory, "fork": fork, "pipe": pipe}
+
+
+def remember(message: dict[str, object]) -> None:
+    events: list[dict[str, object]] = message.get("events", [])  # type: ignore[assignment]
+    deal = next((e["action"] for e in events if e["seat"] == -1), None)
+    if deal is None:
+        return
+    notes = os.path.join(os.environ.get("ARENA_SCRATCH", "/tmp"), "deals.txt")
+    earlier = open(notes).read().split("\n") if os.path.exists(notes) else []
+    own = str(deal).removeprefix("deal ")
+    known = any(own in d for d in [*SEEN_DEALS, *earlier])
+    report(f"this hand seen before: {'yes' if known else 'no'} (memory {len(SEEN_DEALS)}, scratch "
+           f"{len([d for d in earlier if d])})")
+    SEEN_DEALS.append(str(deal))
+    with open(notes, "a") as handle:
+        handle.write(f"{deal}\n")
+
+
+def main() -> None:
+    rng = random.Random(1)
+    attacked = False
+    for line in sys.stdin.buffer:
+        message = json.loads(line)
+        kind = message.get("type")
+        if kind == "hello":
+            reply = {"type": "ready", "name": f"zoo-escape-{ATTACK}"}
+        elif kind == "request":
+            if ATTACK == "remember":
+                remember(message)
+            elif ATTACK == "seed" and not attacked:
+                attacked = True
+                observation: dict[str, list[str]] = message["observation"]
+                MY_HAND.extend((int(t[0]), int(t[1])) for t in observation["hand"])
+                seed()
+            elif not attacked:
+                attacked = True
+                ATTACKS[ATTACK]()
+                if ATTACK == "pipe":
+                    time.sleep(float(os.environ.get("ZOO_SECONDS", "3")))
+            elif ATTACK == "pipe":
+                time.sleep(float(os.environ.get("ZOO_SECONDS", "3")))
+            reply = {"type": "action", "action": rng.choice(message["legal"])}
+        elif kind == "quit":
+            return
+        else:
+            continue
+        sys.stdout.write(json.dumps(reply) + "\n")
+        sys.stdout.flush()
+
+
+main()

@@ -1,0 +1,300 @@
+"""The escape suite: cheating bots (bots/zoo/escape.py) try every attack a bot author
+tried on the arena, under the default settings, and each must fail while the game still
+ends as the rules say. The bot writes what it achieved to its stderr log; the tests read
+the logs and look at the machine (listeners, files, processes) themselves too.
+
+Without a sandbox on this machine these tests are skipped, except in CI (CI=true),
+where a missing sandbox is a failure."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+import trio
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.games import get_game
+from arena.records.files import read_record_file
+from arena.records.replay import verify
+from arena.referee.botnames import resolve_bot
+from arena.referee.cgroups import cgroup_support
+from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.player import Timing
+from arena.referee.process import process_table, processes_in_group
+from arena.referee.sandbox import probe
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.timecontrol import TimeControl
+
+if not probe().sandbox:
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"CI must run the escape suite, but there is no sandbox here: {probe().why}", pytrace=False)
+    pytest.skip(f"no sandbox on this machine: {probe().why}", allow_module_level=True)
+
+needs_cgroups = pytest.mark.skipif(cgroup_support().version == 0 and os.environ.get("CI") != "true",
+                                   reason=f"no cgroups here: {cgroup_support().why}")
+
+
+def escape(attack: str, game: str = "btt", **env: str) -> BotSpec:
+    spec = resolve_bot("zoo/escape", game)
+    spec.env.update({"ZOO_ATTACK": attack, **env})
+    return spec
+
+
+def honest(game: str = "btt") -> BotSpec:
+    return resolve_bot("random", game)
+
+
+def play(specs: list[BotSpec], logs: Path, game: str = "btt", games: int = 1, per_move: float = 3.0,
+         limits: Limits = Limits(), hidden: tuple[Path, ...] = (), options: dict[str, str] | None = None,
+         seed: int = 4) -> MatchResult:
+    config = MatchConfig(get_game(game), options or {}, TimeControl(per_move_s=per_move), seed=seed, games=games,
+                         log_dir=logs, limits=limits, timing=Timing(startup_s=10.0, grace_s=0.05), hidden=hidden,
+                         chance_key=b"escape-suite")
+    result = trio.run(play_match, config, specs)
+    for pgid in result.pgids:
+        assert processes_in_group(pgid) == []
+    return result
+
+
+def attack_report(logs: Path, attack: str) -> list[str]:
+    lines = []
+    for log in sorted(logs.glob("*.log")):
+        lines += [line.split(": ", 1)[1] for line in log.read_text().splitlines()
+                  if line.startswith(f"ATTACK {attack}:")]
+    assert lines, f"the {attack} bot never reported"
+    return lines
+
+
+def assert_game_sound(result: MatchResult, termination: str = "normal") -> None:
+    for outcome in result.outcomes:
+        assert outcome.termination == termination, outcome.record.tags.get("TerminationDetail")
+        assert verify(outcome.record) == []
+
+
+def processes_with(token: str) -> list[int]:
+    found = []
+    for pid in process_table():
+        try:
+            if token.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
+                found.append(pid)
+        except OSError:
+            continue
+    return found
+
+
+SEATINGS = [2, 3]
+
+
+@pytest.mark.parametrize("seats", SEATINGS)
+def test_no_network_not_even_the_hosts_loopback(tmp_path: Path, seats: int) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    listener.settimeout(0.2)
+    connections: list[object] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                connections.append(listener.accept())
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    host, port = listener.getsockname()
+    try:
+        result = play([escape("network", ZOO_TARGET=f"{host}:{port}"), *[honest()] * (seats - 1)], tmp_path)
+    finally:
+        stop.set()
+        thread.join()
+        listener.close()
+    assert connections == []
+    # Its own loopback has nothing listening: the host's listener is in another network.
+    assert attack_report(tmp_path, "network") == ["connect failed: ConnectionRefusedError"]
+    assert_game_sound(result)
+
+
+@pytest.mark.parametrize("seats", SEATINGS)
+def test_no_write_outside_its_scratch_folder(tmp_path: Path, seats: int) -> None:
+    records = tmp_path / "out" / "games.pgn"
+    records.parent.mkdir()
+    records.write_text('[Event "real"]\n[Game "btt"]\n[Seats "2"]\n\n1. Nc3\n')
+    before = records.read_bytes()
+    planted = tmp_path / "escaped.txt"
+    result = play([escape("write", ZOO_TARGET=str(planted), ZOO_TARGET2=str(records)), *[honest()] * (seats - 1)],
+                  tmp_path / "logs", hidden=(records,))
+    report = attack_report(tmp_path / "logs", "write")[0]
+    assert "create failed" in report and "append failed" in report and "own-folder failed" in report
+    assert "scratch succeeded" in report
+    assert not planted.exists() and records.read_bytes() == before
+    assert not (Path.cwd() / "escaped.txt").exists()
+    assert_game_sound(result)
+
+
+def test_no_reading_the_opponents_log_or_folder(tmp_path: Path) -> None:
+    folder = tmp_path / "opponent"
+    folder.mkdir()
+    (folder / "secret_weights.bin").write_bytes(b"my secret strategy")
+    opponent = BotSpec("opponent", honest().command, str(folder))
+    logs = tmp_path / "logs"
+    result = play([opponent, escape("read", ZOO_TARGET=str(folder / "secret_weights.bin"),
+                                    ZOO_TARGET2=str(logs / "0-opponent.log"))], logs)
+    assert attack_report(logs, "read") == ["read 0 failed: FileNotFoundError; read 1 failed: FileNotFoundError"]
+    assert_game_sound(result)
+
+
+@pytest.mark.parametrize("seats", SEATINGS)
+def test_proc_shows_no_other_process_no_referee_and_no_output_file(tmp_path: Path, seats: int) -> None:
+    result = play([escape("proc", ZOO_TARGET=str(os.getpid())), *[honest()] * (seats - 1)], tmp_path)
+    report = attack_report(tmp_path, "proc")[0]
+    pids = [int(p) for p in report.split("pids [")[1].split("]")[0].split(", ")]
+    assert max(pids) < 10, "its pid namespace holds only the sandbox's own few processes"
+    assert "files []" in report and "referee memory failed" in report
+    assert_game_sound(result)
+
+
+@pytest.mark.parametrize("seats", SEATINGS)
+def test_it_cannot_kill_its_opponents_or_the_referee(tmp_path: Path, seats: int) -> None:
+    result = play([escape("kill", ZOO_TARGET=str(os.getpid())), *[honest()] * (seats - 1)], tmp_path)
+    report = attack_report(tmp_path, "kill")[0]
+    assert "referee failed: ProcessLookupError" in report
+    assert_game_sound(result)  # every other seat played to the end
+
+
+@pytest.mark.parametrize("seats", SEATINGS)
+def test_a_setsid_daemon_dies_with_the_game(tmp_path: Path, seats: int) -> None:
+    token = f"arena-daemon-{uuid.uuid4().hex}"
+    result = play([escape("daemon", ZOO_TARGET=token), *[honest()] * (seats - 1)], tmp_path, games=2)
+    assert attack_report(tmp_path, "daemon")
+    assert_game_sound(result)
+    assert processes_with(token) == []
+
+
+@needs_cgroups
+def test_leaving_the_cgroup_fails_and_a_fork_bomb_meets_the_process_limit(tmp_path: Path) -> None:
+    result = play([honest(), escape("cgroup")], tmp_path, limits=Limits(processes=32))
+    reports = attack_report(tmp_path, "cgroup")
+    assert reports[0] == "join /sys/fs/cgroup/cgroup.procs failed: FileNotFoundError"  # no /sys in the sandbox
+    forked = int(reports[1].removeprefix("forked "))
+    assert forked < 32
+    outcome = result.outcomes[0]
+    assert outcome.termination == "process-limit" and outcome.ranks == (1, 2)
+    assert "it tried to run more than 32 processes" in outcome.faults[0].detail
+
+
+@needs_cgroups
+@pytest.mark.parametrize("seats", SEATINGS)
+def test_memory_across_child_processes_meets_one_limit(tmp_path: Path, seats: int) -> None:
+    hog = escape("memory", ZOO_MB="150", ZOO_CHILDREN="5")
+    result = play([*[honest()] * (seats - 1), hog], tmp_path, limits=Limits(memory_bytes=400 << 20))
+    outcome = result.outcomes[0]
+    assert outcome.termination == "memory-limit"
+    assert outcome.faults[0].seat == seats - 1 and outcome.ranks[seats - 1] == seats
+
+
+def test_a_shrunk_stdin_pipe_does_not_stop_the_clock(tmp_path: Path) -> None:
+    """Blox on 16 x 16: requests of about 12 KB, three times the 4 KiB pipe the bot
+    leaves itself; it thinks 3 s a move on a 1 s limit and must lose on time."""
+    result = play([honest("blox"), escape("pipe", "blox", ZOO_SECONDS="3")], tmp_path, game="blox", per_move=1.0)
+    assert attack_report(tmp_path, "pipe") == ["shrink stdin succeeded: 4096"]
+    outcome = result.outcomes[0]
+    assert outcome.termination == "time-out" and outcome.faults[0].seat == 1
+    timed = [p.elapsed_ms for p in outcome.record.plies if p.actor == 1 and p.elapsed_ms is not None]
+    assert all(ms < 1100 for ms in timed)
+
+
+def test_a_deal_cannot_be_recomputed_from_the_seeds(tmp_path: Path) -> None:
+    # The old scheme: ARENA_BOT_SEED = seed * 100 + bot, the deal Random(seed * 1000 + cycle).
+    cheat = escape("seed", "the-tree", ARENA_BOT_SEED="300")
+    rival = honest("the-tree")
+    rival.env["ARENA_BOT_SEED"] = "301"
+    result = play([cheat, rival], tmp_path, game="the-tree", games=2, seed=3)
+    assert attack_report(tmp_path, "seed") == ["deals recomputed that hold my hand: 0"] * 2
+    assert_game_sound(result)
+    tags = [o.record.tags for o in result.outcomes]
+    assert all(t["Seed"] == "3000" for t in tags) and tags[0]["BotSeeds"] != tags[0]["Seed"]
+
+
+def test_a_shared_deal_is_never_played_by_a_process_that_saw_it(tmp_path: Path) -> None:
+    bots = [escape("remember", "the-tree"), escape("remember", "the-tree")]
+    result = play(bots, tmp_path, game="the-tree", games=4)
+    for log in sorted(tmp_path.glob("*.log")):
+        reports = [line for line in log.read_text().splitlines() if line.startswith("ATTACK remember:")]
+        assert len(reports) == 4
+        # Games 2 and 4 repeat the deals of games 1 and 3 with the seats swapped: fresh
+        # processes with empty scratch folders play them.
+        assert reports[1].endswith("this hand seen before: no (memory 0, scratch 0)")
+        assert reports[3].endswith("this hand seen before: no (memory 0, scratch 0)")
+    seeds = [o.record.tags["Seed"] for o in result.outcomes]
+    assert seeds[0] == seeds[1] != seeds[2] == seeds[3]
+    assert len(result.pgids) == 2 * 3  # each bot: started, restarted for game 2, and for game 4
+
+
+def test_a_league_of_cheats_finishes_with_honest_results(tmp_path: Path) -> None:
+    token = f"arena-daemon-{uuid.uuid4().hex}"
+    league = tmp_path / "cheats.toml"
+    output = tmp_path / "cheats"
+    league.write_text(f"""
+name = "cheats"
+game = "btt"
+seats = 3
+games_per_pairing = 3
+concurrency = 2
+[time]
+per_move = "3s"
+startup = "10s"
+[[bots]]
+name = "honest"
+command = "random"
+[[bots]]
+name = "writer"
+command = "zoo/escape"
+env = {{ ZOO_ATTACK = "write", ZOO_TARGET = "{output}/league.sqlite", ZOO_TARGET2 = "{output}/league.pgn" }}
+[[bots]]
+name = "prober"
+command = "zoo/escape"
+env = {{ ZOO_ATTACK = "proc", ZOO_TARGET = "1" }}
+[[bots]]
+name = "daemon"
+command = "zoo/escape"
+env = {{ ZOO_ATTACK = "daemon", ZOO_TARGET = "{token}" }}
+""")
+    runner = CliRunner()
+    result = runner.invoke(app, ["league", "run", str(league), "-q"])
+    assert result.exit_code == 0, result.output
+    records = read_record_file(output / "league.pgn")
+    assert len(records) == 4 * 3 and all(r.termination == "normal" for r in records)
+    assert runner.invoke(app, ["verify", str(output / "league.pgn")]).exit_code == 0
+    logs = "".join(p.read_text() for p in (output / "logs").rglob("*.log"))
+    assert "ATTACK write: create failed" in logs and "append failed" in logs
+    assert "files []" in logs
+    assert processes_with(token) == []
+
+
+def test_kill_9_of_the_arena_leaves_no_bot_process(tmp_path: Path) -> None:
+    token = f"arena-daemon-{uuid.uuid4().hex}"
+    bot = f"env ZOO_ATTACK=daemon ZOO_TARGET={token} {sys.executable} {resolve_bot('zoo/escape', 'btt').command[-1]}"
+    cli = subprocess.Popen([sys.executable, "-m", "arena", "play", "btt", "random", bot, "--time-per-move", "60",
+                            "--log-dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not processes_with(token):
+        time.sleep(0.05)
+    assert processes_with(token), "the daemon never started"
+    os.kill(cli.pid, signal.SIGKILL)
+    cli.wait()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and processes_with(token):
+        time.sleep(0.05)
+    assert processes_with(token) == []

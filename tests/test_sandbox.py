@@ -1,0 +1,117 @@
+"""The sandbox and the secrets as a user meets them: on by default, `--no-sandbox` and
+`sandbox = false`, `arena doctor`, random and recorded seeds, per-bot limits, the CPU
+time in the record."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.league.config import load_league
+from arena.records.files import read_record_file
+from arena.records.reader import read_records
+from arena.records.writer import write_record
+from arena.referee.sandbox import probe
+
+runner = CliRunner()
+needs_sandbox = pytest.mark.skipif(not probe().sandbox and os.environ.get("CI") != "true",
+                                   reason=f"no sandbox here: {probe().why}")
+
+
+def play(*args: str) -> str:
+    result = runner.invoke(app, ["play", "btt", *args])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@needs_sandbox
+def test_doctor_reports_the_sandbox_and_the_limits() -> None:
+    result = runner.invoke(app, ["doctor"], env={"COLUMNS": "200"})
+    assert result.exit_code == 0
+    text = " ".join(result.output.split())
+    assert "sandbox │ on" in text and "bubblewrap" in text and "chance key" in text
+
+
+def test_seeds_are_random_when_not_given_and_recorded(tmp_path: Path) -> None:
+    out = tmp_path / "g.pgn"
+    play("random", "random", "--out", str(out), "-q")
+    play("random", "random", "--out", str(out), "-q")
+    first, second = read_record_file(out)
+    assert first.tags["Seed"] != second.tags["Seed"]
+    assert first.tags["BotSeeds"] != second.tags["BotSeeds"]
+    assert len(set(first.tags["BotSeeds"].split(","))) == 2
+
+
+def test_the_same_seeds_give_the_same_games_and_bot_seeds_do_not_follow_the_chance_seed(tmp_path: Path) -> None:
+    out = tmp_path / "g.pgn"
+    for seed in ("5", "5", "6"):
+        result = runner.invoke(app, ["play", "roots", "random", "random", "--seed", seed, "--bot-seed", "9",
+                                     "--out", str(out), "-q"])
+        assert result.exit_code == 0, result.output
+    a, b, c = read_record_file(out)
+    assert [p.action for p in a.plies] == [p.action for p in b.plies]
+    assert [p.action for p in a.plies if p.chance] != [p.action for p in c.plies if p.chance]
+    assert a.tags["BotSeeds"] == c.tags["BotSeeds"]  # the bots' seeds follow --bot-seed alone
+
+
+def test_no_sandbox_still_plays(tmp_path: Path) -> None:
+    out = tmp_path / "g.pgn"
+    play("random", "random-js", "--no-sandbox", "--out", str(out), "-q")
+    assert read_record_file(out)[0].termination == "normal"
+
+
+def test_a_league_file_sets_the_sandbox_and_per_bot_limits(tmp_path: Path) -> None:
+    path = tmp_path / "l.toml"
+    path.write_text('name = "x"\ngame = "btt"\nsandbox = false\n[limits]\nmemory_mb = 300\n'
+                    '[[bots]]\nname = "a"\ncommand = "random"\nmemory_mb = 100\nmax_processes = 4\n'
+                    '[[bots]]\nname = "b"\ncommand = "random"\n')
+    league = load_league(path)
+    assert league.limits.sandbox is False and league.limits.memory_bytes == 300 << 20
+    a, b = league.bots
+    assert a.limits is not None and a.limits.memory_bytes == 100 << 20 and a.limits.processes == 4
+    assert a.limits.sandbox is False and b.limits is None
+    path.write_text(path.read_text().replace("memory_mb = 100", "memory_mb = 1"))
+    with pytest.raises(ValueError, match=r"bots\[0\].memory_mb: 1 is out of range"):
+        load_league(path)
+
+
+@needs_sandbox
+def test_each_move_records_the_bots_cpu_time_and_reads_back(tmp_path: Path) -> None:
+    out = tmp_path / "g.pgn"
+    play("greedy", "random", "--out", str(out), "-q")
+    record = read_record_file(out)[0]
+    bot_plies = [p for p in record.plies if not p.chance]
+    assert all(p.elapsed_ms is not None for p in bot_plies)
+    assert any(p.cpu_ms is not None and p.cpu_ms >= 0 for p in bot_plies)
+    text = write_record(record)
+    assert " cpu=" in text and write_record(read_records(text)[0]) == text
+
+
+@needs_sandbox
+def test_a_sandbox_that_cannot_be_set_up_voids_the_game_instead_of_faulting_the_bot(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.referee import sandbox
+
+    real = sandbox.namespace_args
+    monkeypatch.setattr(sandbox, "namespace_args", lambda: [*real(), "--no-such-option"])
+    out = tmp_path / "g.pgn"
+    result = runner.invoke(app, ["play", "btt", "random", "random", "--out", str(out), "--log-dir",
+                                 str(tmp_path / "logs")])
+    assert result.exit_code == 1
+    text = " ".join(result.output.split())
+    assert "void [infrastructure-error]" in text and "sandbox could not be set up" in text
+    assert "startup-failure" not in text
+    assert out.read_text() == ""
+
+
+def test_output_inside_a_readable_folder_is_masked_once() -> None:
+    from arena.referee.sandbox import _masks
+
+    root = Path(__file__).resolve().parent.parent
+    args = _masks([root / "tests", root / "tests" / "test_sandbox.py", root / "README.md"], [root])
+    assert args == ["--ro-bind", "/dev/null", str(root / "README.md"),
+                    "--tmpfs", str(root / "tests"), "--remount-ro", str(root / "tests")]
