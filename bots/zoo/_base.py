@@ -6,10 +6,25 @@ import json
 import os
 import random
 import sys
+import time
 from collections.abc import Callable
 
 ZOO_PLY = int(os.environ.get("ZOO_PLY", "3"))
 ZOO_SECONDS = float(os.environ.get("ZOO_SECONDS", "2.0"))
+
+
+def fork_until_refused(most: int) -> int:
+    """Fork up to `most` sleeping children, stopping when fork fails; how many it made."""
+    forked = 0
+    for _ in range(most):
+        try:
+            if os.fork() == 0:
+                time.sleep(3600)
+                os._exit(0)
+        except OSError:
+            break
+        forked += 1
+    return forked
 
 
 def send(message: dict[str, object]) -> None:

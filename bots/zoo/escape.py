@@ -146,16 +146,10 @@ def memory() -> None:
 
 
 def fork() -> None:
-    forked = 0
-    for _ in range(2000):
-        try:
-            if os.fork() == 0:
-                time.sleep(3600)
-                os._exit(0)
-        except OSError:
-            break
-        forked += 1
-    report(f"forked {forked}")
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+    from bots.zoo._base import fork_until_refused
+
+    report(f"forked {fork_until_refused(2000)}")
     time.sleep(3600)
 
 

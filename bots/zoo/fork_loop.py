@@ -5,19 +5,11 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, play, send  # noqa: E402,F401
+from bots.zoo._base import fork_until_refused, play  # noqa: E402
 
 
 def forks(m: dict[str, object]) -> bool:
-    forked = 0
-    for _ in range(int(os.environ.get("ZOO_MAX_FORKS", "200"))):
-        try:
-            if os.fork() == 0:
-                time.sleep(3600)
-                os._exit(0)
-        except OSError:
-            break
-        forked += 1
+    forked = fork_until_refused(int(os.environ.get("ZOO_MAX_FORKS", "200")))
     sys.stderr.write(f"forked {forked} children\n")
     sys.stderr.flush()
     while True:
