@@ -298,3 +298,71 @@ def test_kill_9_of_the_arena_leaves_no_bot_process(tmp_path: Path) -> None:
     while time.monotonic() < deadline and processes_with(token):
         time.sleep(0.05)
     assert processes_with(token) == []
+
+
+def test_a_bot_cannot_fill_the_disk_its_folders_are_small_tmpfs(tmp_path: Path) -> None:
+    result = play([escape("disk"), honest()], tmp_path, limits=Limits(scratch_bytes=24 << 20))
+    report = attack_report(tmp_path, "disk")[0]
+    filled = [int(part.split(" filled ")[1].split(" MiB")[0]) for part in report.split("; ")]
+    assert len(filled) == 2 and all(mib <= 24 for mib in filled), report
+    assert report.count("OSError") == 2  # refused: no space left on its own tmpfs
+    assert_game_sound(result)
+
+
+def test_scratch_and_tmp_are_emptied_between_games_without_following_links(tmp_path: Path) -> None:
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    (canary / "keep.txt").write_text("the host's file")
+    result = play([escape("scratch", ZOO_TARGET=str(canary)), honest()], tmp_path / "logs", games=3)
+    reports = attack_report(tmp_path / "logs", "scratch")
+    # One process serves the three games (its game count goes on), and finds its
+    # folders empty at the start of each.
+    assert reports == [f"game {n} of this process: notes found in 0 folders" for n in (1, 2, 3)]
+    assert (canary / "keep.txt").read_text() == "the host's file"
+    assert_game_sound(result)
+
+
+def test_unsandboxed_folders_are_emptied_too(tmp_path: Path) -> None:
+    canary = tmp_path / "canary"
+    canary.mkdir()
+    (canary / "keep.txt").write_text("the host's file")
+    result = play([escape("scratch", ZOO_TARGET=str(canary)), honest()], tmp_path / "logs", games=2,
+                  limits=Limits(sandbox=False))
+    reports = attack_report(tmp_path / "logs", "scratch")
+    assert reports == [f"game {n} of this process: notes found in 0 folders" for n in (1, 2)]
+    assert (canary / "keep.txt").exists()
+    assert_game_sound(result)
+
+
+@needs_cgroups
+def test_processes_spinning_while_it_decides_get_no_more_than_their_cores(tmp_path: Path) -> None:
+    """Four processes spin for 1.5 s during one decision: with a quota of a quarter of a
+    core the tree's CPU time stays near a quarter of the wall time (unlimited, each would
+    take what the machine has free: one to two cores)."""
+    result = play([escape("spin", ZOO_CHILDREN="4", ZOO_SECONDS="1.5"), honest()], tmp_path,
+                  limits=Limits(cpus=0.25))
+    assert attack_report(tmp_path, "spin") == ["spun 4 processes for 1.5 s"]
+    spun = next(p for p in result.outcomes[0].record.plies if p.actor == 0)
+    assert spun.cpu_ms is not None and spun.elapsed_ms is not None and spun.elapsed_ms >= 1500
+    assert spun.cpu_ms <= spun.elapsed_ms * 0.25 * 1.2 + 100, (spun.cpu_ms, spun.elapsed_ms)
+    assert_game_sound(result)
+
+
+def test_a_bot_folder_inside_anothers_is_hidden_from_it(tmp_path: Path) -> None:
+    outer = tmp_path / "outer"
+    inner = outer / "inner"
+    inner.mkdir(parents=True)
+    (inner / "weights.bin").write_bytes(b"inner's secret")
+    cheat = escape("read", ZOO_TARGET=str(inner / "weights.bin"))
+    cheat.cwd = str(outer)
+    opponent = BotSpec("inner", honest().command, str(inner))
+    result = play([cheat, opponent], tmp_path / "logs")
+    assert attack_report(tmp_path / "logs", "read") == ["read 0 failed: FileNotFoundError"]
+    assert_game_sound(result)
+
+
+def test_an_unsandboxed_bot_does_not_inherit_the_chance_key(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SECRET", "00ff")
+    result = play([escape("env"), honest()], tmp_path, limits=Limits(sandbox=False))
+    assert attack_report(tmp_path, "env") == ["secrets []"]
+    assert_game_sound(result)

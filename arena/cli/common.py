@@ -27,7 +27,7 @@ from arena.referee.outcome import GameOutcome
 from arena.referee.player import Timing
 from arena.referee.sandbox import probe
 from arena.referee.seeds import MAX_SEED, derived_bot_seed
-from arena.referee.spec import BotSpec, Limits
+from arena.referee.spec import DEFAULT_CPUS, DEFAULT_SCRATCH_MB, BotSpec, Limits
 from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 console = Console(soft_wrap=True)
@@ -64,6 +64,13 @@ MemoryArg = Annotated[int, typer.Option(
 MaxProcessesArg = Annotated[int, typer.Option(
     "--max-processes", min=1, max=1 << 22,
     help="Most processes a bot may run at once (its cgroup where one can be made, else RLIMIT_NPROC).")]
+CpusArg = Annotated[float, typer.Option(
+    "--cpus", min=0.01, max=4096,
+    help="Cores each bot's whole process tree may use at once (a cgroup CPU quota, where the machine has one).")]
+ScratchArg = Annotated[int, typer.Option(
+    "--scratch-mb", min=1, max=1 << 20,
+    help="Size of a sandboxed bot's /scratch and of its /tmp, each, MiB (memory-backed: it counts against "
+    "--memory-mb).")]
 NoSandboxArg = Annotated[bool, typer.Option(
     "--no-sandbox", help="Run bots as plain processes, without their sandbox: only for bots you trust "
     "(`arena doctor` tells what the sandbox holds here).")]
@@ -266,10 +273,12 @@ def finish_match(result: MatchResult, logs: Path, keep_logs: bool) -> None:
                    f"void, not scored, and left out of the records; tracebacks: {logs / ERRORS_LOG}", 1)
 
 
-def bot_limits(memory_mb: int, max_processes: int, no_sandbox: bool) -> Limits:
+def bot_limits(memory_mb: int, max_processes: int, no_sandbox: bool, cpus: float = DEFAULT_CPUS,
+               scratch_mb: int = DEFAULT_SCRATCH_MB) -> Limits:
     """The bots' limits from the command line, saying once, plainly, what this machine
     cannot enforce."""
-    limits = Limits(memory_bytes=memory_mb << 20, processes=max_processes, sandbox=not no_sandbox)
+    limits = Limits(memory_bytes=memory_mb << 20, processes=max_processes, sandbox=not no_sandbox, cpus=cpus,
+                    scratch_bytes=scratch_mb << 20)
     warn_isolation(limits)
     return limits
 

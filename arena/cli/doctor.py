@@ -27,7 +27,8 @@ def doctor_command() -> None:
         version = subprocess.run([str(isolation.bwrap), "--version"], capture_output=True, text=True).stdout.strip()
         table.add_row("sandbox", "[green]on[/]", f"{version} at {isolation.bwrap}: each bot has its own user, pid, "
                       "network, ipc and uts namespaces, no capabilities, a read-only system and folder, and its own "
-                      "/scratch and /tmp; it sees no other process, no network, no output of the referee")
+                      "/scratch and /tmp (memory-backed, of a fixed size, emptied before every game); it sees no "
+                      "other process, no network, no output of the referee")
     else:
         table.add_row("sandbox", "[red]off[/]", f"{isolation.why}. Bots run as plain processes in their own process "
                       "groups: a bot can read what your user can, use the network and signal other processes")
@@ -36,6 +37,9 @@ def doctor_command() -> None:
         where = ", ".join(f"{name or 'v2'}: {path}" for name, path in support.parents.items())
         cpu = "cpu per decision from the cgroup" if support.version == 2 or "cpuacct" in support.parents else \
             "cpu per decision not counted (no cpuacct group)"
+        quota = "a CPU quota (--cpus)" if support.version == 2 or "cpu" in support.parents else \
+            "no CPU quota (no cpu controller)"
+        cpu = f"{cpu}; {quota}"
         table.add_row("limits", f"[green]cgroup v{support.version}[/]", f"memory and processes held for each bot's "
                       f"whole process tree ({where}); {cpu}; hitting a limit is memory-limit or process-limit")
     else:

@@ -14,6 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from arena.cli.common import (
     BotSeedArg,
     ClockArg,
+    CpusArg,
     GraceArg,
     MatchSeedArg,
     MaxProcessesArg,
@@ -21,6 +22,7 @@ from arena.cli.common import (
     NoSandboxArg,
     OptionArg,
     OutArg,
+    ScratchArg,
     StartupArg,
     TimePerMoveArg,
     bot_limits,
@@ -41,7 +43,7 @@ from arena.errors import ArenaError, excerpt
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import installation_key, random_seed
-from arena.referee.spec import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES
+from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
 from arena.stats.sprt import PairStats, SprtParameters
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")
@@ -84,6 +86,8 @@ def match_command(
     option: OptionArg = None,
     memory_mb: MemoryArg = DEFAULT_MEMORY_MB,
     max_processes: MaxProcessesArg = DEFAULT_PROCESSES,
+    cpus: CpusArg = DEFAULT_CPUS,
+    scratch_mb: ScratchArg = DEFAULT_SCRATCH_MB,
     no_sandbox: NoSandboxArg = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per pair.")] = False,
 ) -> None:
@@ -119,8 +123,8 @@ def match_command(
         out.touch()  # before any bot starts, so that its sandbox masks it
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
     config = MatchConfig(game, options, tc, seed, games, event="arena match", log_dir=logs, timing=timing,
-                         limits=bot_limits(memory_mb, max_processes, no_sandbox), chance_key=installation_key(),
-                         hidden=(out,) if out else ())
+                         limits=bot_limits(memory_mb, max_processes, no_sandbox, cpus, scratch_mb),
+                         chance_key=installation_key(), hidden=(out,) if out else ())
     stats = PairStats()
     pending: list[float] = []
     """Points of B in the pair under way; a void game is not part of a pair."""

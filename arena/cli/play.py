@@ -12,6 +12,7 @@ import typer
 from arena.cli.common import (
     BotSeedArg,
     ClockArg,
+    CpusArg,
     GraceArg,
     MatchSeedArg,
     MaxProcessesArg,
@@ -19,6 +20,7 @@ from arena.cli.common import (
     NoSandboxArg,
     OptionArg,
     OutArg,
+    ScratchArg,
     StartupArg,
     TimePerMoveArg,
     bot_limits,
@@ -41,7 +43,7 @@ from arena.games.base import CHANCE, State
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import installation_key, random_seed
-from arena.referee.spec import DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, BotSpec
+from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, BotSpec
 from arena.render import render_state
 
 
@@ -66,6 +68,8 @@ def play_command(
         "without faults).")] = None,
     memory_mb: MemoryArg = DEFAULT_MEMORY_MB,
     max_processes: MaxProcessesArg = DEFAULT_PROCESSES,
+    cpus: CpusArg = DEFAULT_CPUS,
+    scratch_mb: ScratchArg = DEFAULT_SCRATCH_MB,
     no_sandbox: NoSandboxArg = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final table.")] = False,
 ) -> None:
@@ -83,7 +87,7 @@ def play_command(
         check_out_file(out)
         out.touch()  # before any bot starts, so that its sandbox masks it
     logs = prepare_log_dir(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    limits = bot_limits(memory_mb, max_processes, no_sandbox)
+    limits = bot_limits(memory_mb, max_processes, no_sandbox, cpus, scratch_mb)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs, limits=limits,
                          timing=timing, chance_key=installation_key(), hidden=(out,) if out else ())
     try:

@@ -40,6 +40,8 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     env: dict[str, str] = {}
     memory_mb: int | None = None
     max_processes: int | None = None
+    cpus: float | None = None
+    scratch_mb: int | None = None
 
 
 class TimeSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -52,6 +54,8 @@ class TimeSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 class LimitsSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     memory_mb: int | None = None
     max_processes: int | None = None
+    cpus: float | None = None
+    scratch_mb: int | None = None
 
 
 class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -186,7 +190,7 @@ def _check_text(key: str, value: str) -> None:
         raise LeagueFileError(f"{key}: contains a NUL character; remove it")
 
 
-def _check_range(key: str, value: int, low: int, high: int, why: str = "") -> None:
+def _check_range(key: str, value: float, low: float, high: float, why: str = "") -> None:
     if not low <= value <= high:
         raise LeagueFileError(f"{key}: {value if abs(value) < 10**12 else 'a huge number'} is out of range; "
                               f"give {low} to {high}{why}")
@@ -217,7 +221,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         game.check_seats(seats, options)
     except GameError as exc:
         raise LeagueFileError(f"seats: {exc}") from None
-    league_limits = _limits("limits", raw.limits.memory_mb, raw.limits.max_processes, Limits(sandbox=raw.sandbox))
+    league_limits = _limits("limits", raw.limits, Limits(sandbox=raw.sandbox))
     bots = [_resolve_bot_entry(i, entry, game, base, league_limits) for i, entry in enumerate(raw.bots)]
     names = [b.name for b in bots]
     for i, name in enumerate(names):
@@ -266,15 +270,21 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
     return league
 
 
-def _limits(key: str, memory_mb: int | None, max_processes: int | None, base: Limits) -> Limits:
-    """`base` with the memory and process limits a league file gives (checked)."""
-    if memory_mb is not None:
-        _check_range(f"{key}.memory_mb" if key else "memory_mb", memory_mb, 16, MAX_MEMORY_MB,
-                     " (MiB; 16 is too little for most bots)")
-        base = replace(base, memory_bytes=memory_mb << 20)
-    if max_processes is not None:
-        _check_range(f"{key}.max_processes" if key else "max_processes", max_processes, 1, MAX_PROCESSES)
-        base = replace(base, processes=max_processes)
+def _limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> Limits:
+    """`base` with the limits a league file gives, in its [limits] table or a bot's
+    entry (checked)."""
+    if given.memory_mb is not None:
+        _check_range(f"{key}.memory_mb", given.memory_mb, 16, MAX_MEMORY_MB, " (MiB; 16 is too little for most bots)")
+        base = replace(base, memory_bytes=given.memory_mb << 20)
+    if given.max_processes is not None:
+        _check_range(f"{key}.max_processes", given.max_processes, 1, MAX_PROCESSES)
+        base = replace(base, processes=given.max_processes)
+    if given.cpus is not None:
+        _check_range(f"{key}.cpus", given.cpus, 0.01, 4096, " (cores, e.g. 1 or 0.5)")
+        base = replace(base, cpus=float(given.cpus))
+    if given.scratch_mb is not None:
+        _check_range(f"{key}.scratch_mb", given.scratch_mb, 1, 1 << 20, " (MiB)")
+        base = replace(base, scratch_bytes=given.scratch_mb << 20)
     return base
 
 
@@ -311,8 +321,8 @@ def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limi
     """_resolve_bot with the bot's own limits, and the file system's refusals (a name too
     long...) as messages."""
     own = None
-    if entry.memory_mb is not None or entry.max_processes is not None:
-        own = _limits(f"bots[{index}]", entry.memory_mb, entry.max_processes, limits)
+    if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
+        own = _limits(f"bots[{index}]", entry, limits)
     try:
         spec = _resolve_bot(index, entry, game, base)
         spec.limits = own

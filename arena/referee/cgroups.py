@@ -5,11 +5,11 @@ is counted, and hitting a limit can be told apart from a crash.
 Two layouts are supported. cgroup v2 (most machines today): one directory under the
 arena's own group, usable when that group delegates the memory and pids controllers
 (a container or a systemd scope with Delegate=yes). cgroup v1 (as on the machines
-this was built on): one directory per controller (memory, pids, cpuacct) under the
-arena's own group of each. Creating groups needs write access there (root, or a
-delegated tree); without it a bot runs with per-process limits instead (see
-`CgroupSupport.why`). Inside the sandbox /sys is not mounted, so a bot cannot move
-itself out of its group.
+this was built on): one directory per controller (memory, pids, and where they can be
+made cpuacct for counting and cpu for a quota) under the arena's own group of each.
+Creating groups needs write access there (root, or a delegated tree); without it a bot
+runs with per-process limits instead (see `CgroupSupport.why`). Inside the sandbox /sys
+is not mounted, so a bot cannot move itself out of its group.
 """
 
 from __future__ import annotations
@@ -19,12 +19,16 @@ import itertools
 import os
 import signal
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 CGROUP_ROOT = Path("/sys/fs/cgroup")
-V1_CONTROLLERS = ("memory", "pids", "cpuacct")
+V1_CONTROLLERS = ("memory", "pids", "cpuacct", "cpu")
+OPTIONAL_V1 = ("cpuacct", "cpu")
+"""Counted CPU time and a CPU quota: used where the machine has them, not required."""
+CPU_PERIOD_US = 100_000
 
 _ids = itertools.count()
 
@@ -66,6 +70,7 @@ def cgroup_support() -> CgroupSupport:
         parent = v2_root / own[""].lstrip("/")
         problem = _v2_problem(parent)
         if problem is None:
+            _sweep([parent])
             return CgroupSupport(2, {"": parent}, "")
         v2_why = problem
     else:
@@ -73,8 +78,11 @@ def cgroup_support() -> CgroupSupport:
     parents = {c: CGROUP_ROOT / c / own.get(c, "/").lstrip("/") for c in V1_CONTROLLERS}
     missing = [c for c in ("memory", "pids") if not _writable_dir(parents[c])]
     if not missing:
-        if not _writable_dir(parents["cpuacct"]):
-            del parents["cpuacct"]
+        for optional in OPTIONAL_V1:
+            if not _writable_dir(parents[optional]) or (
+                    optional == "cpu" and not (parents[optional] / "cpu.cfs_quota_us").exists()):
+                del parents[optional]
+        _sweep(parents.values())
         return CgroupSupport(1, parents, "")
     return CgroupSupport(0, {}, f"{v2_why}; cgroup v1 memory/pids groups cannot be created here "
                                 f"({', '.join(missing)} not writable: run as root or in a delegated group)")
@@ -96,14 +104,30 @@ def _v2_problem(parent: Path) -> str | None:
         except OSError:
             return (f"cgroup v2 group {parent} holds processes, so its controllers cannot be handed down "
                     "(run the arena in its own scope, e.g. systemd-run --user --scope -p Delegate=yes)")
+    if "cpu" not in enabled and "cpu" in (parent / "cgroup.controllers").read_text().split():
+        with contextlib.suppress(OSError):  # the CPU quota is a bonus, not a requirement
+            (parent / "cgroup.subtree_control").write_text("+cpu")
     return None
+
+
+def _sweep(parents: Iterable[Path]) -> None:
+    """Remove the empty groups of arena processes that are gone (killed with -9, they
+    could not remove their own)."""
+    for parent in parents:
+        with contextlib.suppress(OSError):
+            for group in parent.glob("arena-*-*"):
+                owner = group.name.split("-")[1]
+                if owner.isdigit() and not Path(f"/proc/{owner}").exists():
+                    with contextlib.suppress(OSError):
+                        group.rmdir()
 
 
 class BotCgroup:
     """The group of one bot's process tree: created with its limits, joined by the
     bot's first process before it runs anything, counted, and removed after."""
 
-    def __init__(self, support: CgroupSupport, memory_bytes: int | None, processes: int | None) -> None:
+    def __init__(self, support: CgroupSupport, memory_bytes: int | None, processes: int | None,
+                 cpus: float | None = None) -> None:
         self.support = support
         name = f"arena-{os.getpid()}-{next(_ids)}"
         self.dirs = {controller: parent / name for controller, parent in support.parents.items()}
@@ -113,6 +137,8 @@ class BotCgroup:
                 self._set_memory(path, memory_bytes)
             if controller in ("pids", "") and processes is not None:
                 (path / "pids.max").write_text(str(processes))
+            if controller in ("cpu", "") and cpus is not None:
+                self._set_cpus(path, cpus)
         self._cpu_fd: int | None = None
         self._events_at_start = self.limit_events()
 
@@ -125,6 +151,15 @@ class BotCgroup:
         (path / "memory.limit_in_bytes").write_text(str(limit))
         with contextlib.suppress(OSError):  # only with swap accounting
             (path / "memory.memsw.limit_in_bytes").write_text(str(limit))
+
+    def _set_cpus(self, path: Path, cpus: float) -> None:
+        quota = max(1000, round(cpus * CPU_PERIOD_US))
+        with contextlib.suppress(OSError):  # no cpu controller here: no quota
+            if self.support.version == 2:
+                (path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
+            else:
+                (path / "cpu.cfs_period_us").write_text(str(CPU_PERIOD_US))
+                (path / "cpu.cfs_quota_us").write_text(str(quota))
 
     @property
     def procs_files(self) -> list[str]:

@@ -21,7 +21,6 @@ import trio
 import trio.lowlevel
 
 from arena.referee.faults import BotFault
-from arena.referee.sandbox import Scratch
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
 
@@ -63,16 +62,19 @@ class LineChannel(Protocol):
     def limits_hit(self) -> tuple[bool, bool]:
         """Whether the bot hit its memory limit, and its process limit."""
 
+    def clear_scratch(self) -> bool:
+        """Empty the bot's writable folders before a game; False when that cannot be
+        done (the player then starts a fresh bot instead)."""
+
 
 @dataclass(frozen=True)
 class Launch:
-    """Everything needed to start one bot: its spec, stderr log, limits, scratch
-    folders and the referee's output paths it must not see."""
+    """Everything needed to start one bot: its spec, stderr log, limits and the paths
+    it must not see (the referee's output, other bots' folders)."""
 
     spec: BotSpec
     log_path: Path | None
     limits: Limits
-    scratch: Scratch | None = None
     hidden: tuple[Path, ...] = ()
 
 
@@ -198,6 +200,9 @@ class MemoryChannel:
 
     def limits_hit(self) -> tuple[bool, bool]:
         return False, False
+
+    def clear_scratch(self) -> bool:
+        return True  # a fake bot has no folders
 
 
 def memory_launcher(bots: dict[str, FakeBot]) -> Launcher:

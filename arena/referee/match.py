@@ -139,7 +139,7 @@ async def play_match(
             spec.limits or config.limits,
             config.timing,
             config.launcher,
-            _hidden(config),
+            _hidden(config) + _other_folders(specs, i),
         )
         for i, spec in enumerate(specs)
     ]
@@ -225,6 +225,17 @@ def _hidden(config: MatchConfig) -> tuple[Path, ...]:
         hidden.append(config.log_dir)
     hidden.append(secret_path())
     return tuple(hidden)
+
+
+def _folder(spec: BotSpec) -> Path:
+    return Path(spec.cwd).resolve() if spec.cwd else Path.cwd().resolve()
+
+
+def _other_folders(specs: list[BotSpec], own: int) -> tuple[Path, ...]:
+    """The folders of the other bots of the match, which bot `own` may not read (the
+    sandbox masks them where its own readable folders would show them)."""
+    mine = _folder(specs[own])
+    return tuple({_folder(spec) for i, spec in enumerate(specs) if i != own} - {mine})
 
 
 def _safe(name: str) -> str:

@@ -13,7 +13,6 @@ from arena import __version__
 from arena.referee.channel import Launch, Launcher, LineChannel
 from arena.referee.faults import BotFault
 from arena.referee.process import launch_process
-from arena.referee.sandbox import Scratch, readable_paths
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
 from protocol import PROTOCOL_VERSION
@@ -53,11 +52,8 @@ class BotPlayer:
         self.timing = timing
         self.launcher = launcher
         self.hidden = hidden
-        self.scratch: Scratch | None = None
-        """The bot's writable folders, kept across restarts, emptied before every game."""
         self.seen_seeds: set[int] = set()
         """Seeds of the games the current process has played (hidden deals it saw)."""
-        self._readable: list[Path] | None = None
         self.cpu_mark: float | None = None
         """The bot's CPU time at its last answer (or ready): a decision's CPU is the rise."""
         self.channel: LineChannel | None = None
@@ -88,10 +84,7 @@ class BotPlayer:
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the bot and complete the handshake within the start-up limit."""
         self.started = True
-        if self.scratch is None:
-            self.scratch = Scratch()
-        self.channel = channel = self.launcher(
-            Launch(self.spec, self.log_path, self.limits, self.scratch, self.hidden), nursery)
+        self.channel = channel = self.launcher(Launch(self.spec, self.log_path, self.limits, self.hidden), nursery)
         if channel.pgid is not None:
             self.pgids.append(channel.pgid)
         deadline = trio.current_time() + self.timing.startup_s
@@ -159,23 +152,19 @@ class BotPlayer:
         return fault
 
     def new_game(self, seed: int, hidden_deal: bool) -> None:
-        """Before each game: empty the scratch folders; in a game with hidden information
-        whose deal this process has already played (from another seat), end the process
-        so that a fresh one takes the seat."""
+        """Before each game: empty the bot's writable folders (a bot whose folders
+        cannot be reached is restarted, with empty ones); in a game with hidden
+        information whose deal this process has already played (from another seat), end
+        the process so that a fresh one takes the seat."""
         if hidden_deal and seed in self.seen_seeds:
             self.kill()
-        if self.scratch is not None and not self.scratch.is_empty():
-            if self._readable is None:
-                self._readable = readable_paths(self.spec.command, Path(self.spec.cwd or Path.cwd()))
-            self.scratch.empty(self._readable)
+        if self.channel is not None and not self.channel.clear_scratch():
+            self.kill()
         self.seen_seeds.add(seed)
 
     def dispose(self) -> None:
-        """Kill the bot and remove its scratch folders (at the end of the match)."""
+        """Kill the bot at the end of the match (its folders go with its process)."""
         self.kill()
-        if self.scratch is not None:
-            self.scratch.remove()
-            self.scratch = None
 
     def kill(self) -> None:
         if self.channel is not None:

@@ -27,7 +27,8 @@ from arena.errors import ArenaError
 from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
 from arena.referee.channel import Launch
 from arena.referee.faults import BotFault
-from arena.referee.sandbox import READY_LINE, Scratch, probe, sandboxed_argv
+from arena.referee.sandbox import READY_LINE, Scratch, TmpfsFolders, probe, sandboxed_argv
+from arena.referee.seeds import SECRET_ENV
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
 
@@ -156,11 +157,14 @@ class BotProcess:
     """A running bot: write lines to it, read its answer lines with a deadline."""
 
     def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits = Limits(),
-                 scratch: Scratch | None = None, hidden: tuple[Path, ...] = ()) -> None:
+                 hidden: tuple[Path, ...] = ()) -> None:
         self.spec = spec
         self.limits = limits
         self.log_path = log_path
-        self.scratch = scratch
+        self.scratch: Scratch | None = None
+        """An unsandboxed bot's writable folders on the host."""
+        self._tmpfs: TmpfsFolders | None = None
+        """A sandboxed bot's /scratch and /tmp, opened from the host when first emptied."""
         self.hidden = hidden
         """The referee's output: masked inside the sandbox wherever the bot could read it."""
         self.sandboxed = False
@@ -191,9 +195,10 @@ class BotProcess:
         become_subreaper()
         argv, env, cwd = self._command()
         support = cgroup_support()
-        if support.version and (self.limits.memory_bytes is not None or self.limits.processes is not None):
+        if support.version and (self.limits.memory_bytes is not None or self.limits.processes is not None
+                                or self.limits.cpus is not None):
             try:
-                self.cgroup = BotCgroup(support, self.limits.memory_bytes, self.limits.processes)
+                self.cgroup = BotCgroup(support, self.limits.memory_bytes, self.limits.processes, self.limits.cpus)
             except OSError:
                 self.cgroup = None
         try:
@@ -210,6 +215,7 @@ class BotProcess:
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             self._remove_cgroup()
+            self._remove_scratch()
             raise BotFault(
                 Termination.STARTUP_FAILURE,
                 f"cannot run {' '.join(self.spec.command)!r}: {exc} "
@@ -231,17 +237,45 @@ class BotProcess:
         sandbox, or (no sandbox) as it is, with its scratch folders in the environment."""
         isolation = probe() if self.limits.sandbox else None
         folder = Path(self.spec.cwd) if self.spec.cwd else Path.cwd()
-        scratch = self.scratch
-        if isolation is not None and isolation.sandbox and isolation.bwrap and scratch is not None:
+        if isolation is not None and isolation.sandbox and isolation.bwrap:
             self.sandboxed = True
-            argv = sandboxed_argv(isolation.bwrap, self.spec.command, folder, scratch.scratch, scratch.tmp,
-                                  self.spec.env, self.hidden)
+            argv = sandboxed_argv(isolation.bwrap, self.spec.command, folder, self.spec.env, self.hidden,
+                                  self.limits.scratch_bytes)
             return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
-        env = dict(os.environ)
-        if scratch is not None:
-            env.update({"ARENA_SCRATCH": str(scratch.scratch), "TMPDIR": str(scratch.tmp)})
+        self.scratch = Scratch()
+        env = {name: value for name, value in os.environ.items() if name != SECRET_ENV}
+        env.update({"ARENA_SCRATCH": str(self.scratch.scratch), "TMPDIR": str(self.scratch.tmp)})
         env.update(self.spec.env)
         return list(self.spec.command), env, self.spec.cwd
+
+    def clear_scratch(self) -> bool:
+        """Empty the bot's writable folders before a game; False when they cannot be
+        reached (the caller then starts a fresh process, whose folders are empty)."""
+        if self.scratch is not None:
+            try:
+                self.scratch.empty()
+            except OSError:
+                return False
+            return True
+        if not self.sandboxed or self.proc is None or not self.running:
+            return False
+        if self._tmpfs is None:
+            self._tmpfs = TmpfsFolders.open(self.proc.pid, self.limits.scratch_bytes)
+            if self._tmpfs is None:
+                return False
+        try:
+            self._tmpfs.empty()
+        except OSError:
+            return False
+        return True
+
+    def _remove_scratch(self) -> None:
+        if self._tmpfs is not None:
+            self._tmpfs.close()
+            self._tmpfs = None
+        if self.scratch is not None:
+            self.scratch.remove()
+            self.scratch = None
 
     def cpu_seconds(self) -> float | None:
         """CPU time the bot has used: its whole tree through its cgroup, else its own
@@ -298,6 +332,7 @@ class BotProcess:
             proc.wait()
         self._reap_group(proc.pid)
         self._remove_cgroup()
+        self._remove_scratch()
         for fd in (self._stdin, self._stdout, self._stderr, self._pidfd):
             if fd >= 0:
                 trio.lowlevel.notify_closing(fd)
@@ -500,6 +535,6 @@ class BotProcess:
 
 def launch_process(launch: Launch, nursery: trio.Nursery) -> BotProcess:
     """The Launcher of real bots: spawn the bot's process (see channel.Launcher)."""
-    process = BotProcess(launch.spec, launch.log_path, launch.limits, launch.scratch, launch.hidden)
+    process = BotProcess(launch.spec, launch.log_path, launch.limits, launch.hidden)
     process.spawn(nursery)
     return process

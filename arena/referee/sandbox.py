@@ -6,8 +6,10 @@ ipc, uts and cgroup namespaces and no capabilities. It sees:
 - read-only: the system it needs to run (/usr, /bin, /sbin, /lib*, /etc, /opt), the
   Python the arena runs on and the arena's own packages (the shipped bots import the
   rules engines), the interpreter or program its command names, and its own folder;
-- read-write: `/scratch` (also $HOME and $ARENA_SCRATCH) and `/tmp`, its own, emptied
-  before every game;
+- read-write: `/scratch` (also $HOME and $ARENA_SCRATCH) and `/tmp`, its own: each a
+  tmpfs of a fixed size (`Limits.scratch_bytes`; its pages count against the bot's
+  memory limit), emptied before every game, gone with the sandbox (a bot cannot fill the
+  host's disk);
 - nothing else: no other process (its pid namespace holds only its own), no network
   (not even the host's loopback), no /sys, none of the referee's output (records,
   database, logs: masked even where they lie inside a folder it may read), no other
@@ -21,8 +23,10 @@ says why and bots run as plain processes in their own process groups.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
+import stat
 import subprocess
 import sys
 from collections.abc import Iterable, Sequence
@@ -136,13 +140,19 @@ def readable_paths(argv: Sequence[str], folder: Path) -> list[Path]:
     return sorted({*readable_for(argv), folder.resolve()}, key=lambda p: len(p.parts))
 
 
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
 def _masks(hidden: Iterable[Path], readable: list[Path]) -> list[str]:
     """Arguments that hide each of the referee's output paths a readable folder would
     show: an empty read-only folder over a folder, /dev/null over a file (a path inside
-    another hidden folder is hidden with it)."""
-    shown = sorted({p.resolve() for p in hidden if p.exists()} & {
-        p.resolve() for p in hidden if any(p.resolve() == r or r in p.resolve().parents for r in readable)},
-        key=lambda p: (len(p.parts), str(p)))
+    another hidden folder is hidden with it). A hidden folder that holds something the
+    bot must read (its own folder, the arena's packages) is not masked whole: the
+    files in it that are to be hidden are listed on their own."""
+    resolved = {p.resolve() for p in hidden if p.exists()}
+    shown = sorted((p for p in resolved if any(_within(p, r) for r in readable)
+                    and not any(_within(r, p) for r in readable)), key=lambda p: (len(p.parts), str(p)))
     args: list[str] = []
     masked: list[Path] = []
     for path in shown:
@@ -156,12 +166,16 @@ def _masks(hidden: Iterable[Path], readable: list[Path]) -> list[str]:
     return args
 
 
-def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, scratch: Path, tmp: Path,
-                   env: dict[str, str], hidden: Iterable[Path] = ()) -> list[str]:
-    """The bwrap command line that runs `argv` in `folder` (read-only) with `scratch`
-    and `tmp` as its writable /scratch and /tmp; `hidden` paths (the referee's output)
-    are masked wherever a readable folder would show them."""
-    args = [bwrap, *namespace_args(), *_system_binds(), "--bind", str(scratch), SCRATCH, "--bind", str(tmp), "/tmp"]
+def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, env: dict[str, str],
+                   hidden: Iterable[Path] = (), scratch_bytes: int | None = None) -> list[str]:
+    """The bwrap command line that runs `argv` in `folder` (read-only) with a private
+    tmpfs of `scratch_bytes` each as its writable /scratch and /tmp; `hidden` paths
+    (the referee's output, other bots' folders) are masked wherever a readable folder
+    would show them."""
+    args = [bwrap, *namespace_args(), *_system_binds()]
+    for mount in (SCRATCH, "/tmp"):
+        size = ["--size", str(scratch_bytes)] if scratch_bytes is not None else []
+        args += ["--perms", "1777", *size, "--tmpfs", mount]
     readable = readable_paths(argv, folder)
     for path in readable:
         args += ["--ro-bind", str(path), str(path)]
@@ -177,8 +191,9 @@ def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, scratch: Path,
 
 
 class Scratch:
-    """A bot's writable folders on the host (shown inside as /scratch and /tmp), in a
-    private parent folder no other bot is given; emptied before every game."""
+    """An unsandboxed bot's writable folders on the host ($ARENA_SCRATCH and $TMPDIR),
+    in a private parent folder, made for one process and removed with it. (A sandboxed
+    bot's are tmpfs mounts inside its sandbox: see `TmpfsFolders`.)"""
 
     def __init__(self) -> None:
         import tempfile
@@ -188,33 +203,110 @@ class Scratch:
         self.tmp = self.root / "tmp"
         self.scratch.mkdir()
         self.tmp.mkdir()
-        for path in (self.scratch, self.tmp):
-            path.chmod(0o777)  # the bot's user inside may be another user outside
 
-    def is_empty(self) -> bool:
-        """Whether the bot left nothing (the common case: then there is nothing to do)."""
-        return not os.listdir(self.scratch) and not os.listdir(self.tmp)
-
-    def empty(self, keep: Iterable[Path] = ()) -> None:
-        """Remove everything the bot wrote (a file it holds open is unlinked all the
-        same), except the folders that are mount points for `keep`: read-only folders
-        of the bot that lie under /tmp, which its sandbox shows inside its /tmp."""
-        inside = [p.relative_to("/tmp") for p in keep if Path("/tmp") in p.parents]
-        _empty(self.scratch, [])
-        _empty(self.tmp, inside)
+    def empty(self) -> None:
+        """Remove everything the bot wrote (a file it holds open is unlinked all the same)."""
+        for folder in (self.scratch, self.tmp):
+            descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+            try:
+                empty_folder(descriptor)
+            finally:
+                os.close(descriptor)
 
     def remove(self) -> None:
         shutil.rmtree(self.root, ignore_errors=True)
 
 
-def _empty(folder: Path, keep: list[Path]) -> None:
-    for entry in list(folder.iterdir()):
-        chains = [k for k in keep if k.parts[0] == entry.name]
-        if any(len(k.parts) == 1 for k in chains):
+def empty_folder(descriptor: int) -> None:
+    """Remove every entry of the open folder `descriptor` that lies on the folder's own
+    file system. Mounts inside it (a bot's read-only folder shown under its /tmp) are
+    left alone, and nothing is followed through a symbolic link: the removal works
+    relative to the folder's descriptor (shutil.rmtree with dir_fd resists a bot that
+    swaps a folder for a link while it runs)."""
+    device = os.fstat(descriptor).st_dev
+    for name in os.listdir(descriptor):
+        try:
+            info = os.lstat(name, dir_fd=descriptor)
+        except FileNotFoundError:
+            continue
+        if info.st_dev != device:
             continue  # a mount point: what is there belongs to the host
-        if chains and entry.is_dir() and not entry.is_symlink():
-            _empty(entry, [Path(*k.parts[1:]) for k in chains])
-        elif entry.is_dir() and not entry.is_symlink():
-            shutil.rmtree(entry, ignore_errors=True)
+        if stat.S_ISDIR(info.st_mode):
+            _empty_dir_keeping_mounts(descriptor, name, device)
         else:
-            entry.unlink(missing_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name, dir_fd=descriptor)
+
+
+def _empty_dir_keeping_mounts(parent: int, name: str, device: int) -> None:
+    """Remove the folder `name` of `parent` and all in it, except mount points below it
+    (and the folders that lead to them)."""
+    try:
+        child = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent)
+    except OSError:
+        return
+    try:
+        if os.fstat(child).st_dev != device:
+            return
+        empty_folder(child)
+    finally:
+        os.close(child)
+    with contextlib.suppress(OSError):  # not empty: it leads to a mount point
+        os.rmdir(name, dir_fd=parent)
+
+
+class TmpfsFolders:
+    """A sandboxed bot's /scratch and /tmp, reached from the host through the sandbox's
+    first process (/proc/PID/root), held open so that a reused pid can never point the
+    emptying at another process's files."""
+
+    def __init__(self, descriptors: list[int]) -> None:
+        self.descriptors = descriptors
+
+    @classmethod
+    def open(cls, sandbox_pid: int, size: int | None) -> TmpfsFolders | None:
+        """Open the folders of the sandbox whose bubblewrap runs as `sandbox_pid` (our
+        child); None when they cannot be reached or are not the tmpfs mounts we made."""
+        init = _sandbox_init(sandbox_pid)
+        if init is None:
+            return None
+        descriptors: list[int] = []
+        try:
+            for mount in (SCRATCH, "/tmp"):
+                descriptors.append(os.open(f"/proc/{init}/root{mount}", os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW))
+            if _sandbox_init(sandbox_pid) != init or not all(_sized(fd, size) for fd in descriptors):
+                raise OSError("not the sandbox's own folders")
+        except OSError:
+            for descriptor in descriptors:
+                os.close(descriptor)
+            return None
+        return cls(descriptors)
+
+    def empty(self) -> None:
+        for descriptor in self.descriptors:
+            empty_folder(descriptor)
+
+    def close(self) -> None:
+        for descriptor in self.descriptors:
+            with contextlib.suppress(OSError):
+                os.close(descriptor)
+        self.descriptors = []
+
+
+def _sandbox_init(bwrap_pid: int) -> int | None:
+    """The pid (as the host sees it) of the first process inside the sandbox: the only
+    child of bubblewrap's outer process."""
+    try:
+        children = Path(f"/proc/{bwrap_pid}/task/{bwrap_pid}/children").read_text().split()
+    except OSError:
+        return None
+    return int(children[0]) if len(children) == 1 else None
+
+
+def _sized(descriptor: int, size: int | None) -> bool:
+    """Whether the open folder's file system has the size we gave its tmpfs (a second
+    check, after the pid's, that it is the sandbox's own)."""
+    if size is None:
+        return True
+    info = os.fstatvfs(descriptor)
+    return abs(info.f_blocks * info.f_frsize - size) <= max(info.f_frsize, 4096)

@@ -9,6 +9,8 @@ from protocol import MAX_LINE_BYTES
 
 DEFAULT_MEMORY_MB = 2048
 DEFAULT_PROCESSES = 256
+DEFAULT_SCRATCH_MB = 512
+DEFAULT_CPUS = 1.0
 
 
 @dataclass(frozen=True)
@@ -19,6 +21,12 @@ class Limits:
     memory_bytes: int | None = DEFAULT_MEMORY_MB << 20
     cpu_seconds: int | None = None
     processes: int | None = DEFAULT_PROCESSES
+    cpus: float | None = DEFAULT_CPUS
+    """Cores the whole tree may use at once (a cgroup CPU quota): a bot that spins
+    threads while its opponent thinks takes no more than this from it."""
+    scratch_bytes: int | None = DEFAULT_SCRATCH_MB << 20
+    """Size of a sandboxed bot's /scratch and of its /tmp, each (memory-backed: what it
+    writes there counts against its memory limit where cgroups hold it)."""
     sandbox: bool = True
     """Run the bot in its sandbox (where the machine allows one)."""
     max_line_bytes: int = MAX_LINE_BYTES

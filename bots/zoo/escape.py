@@ -10,7 +10,10 @@ daemon (a double-forked setsid process named ZOO_TARGET), cgroup (move itself to
 root of every cgroup controller), memory (ZOO_CHILDREN children each holding ZOO_MB
 MiB), fork (fork without end), pipe (shrink its stdin pipe to 4 KiB and think
 ZOO_SECONDS), remember (keep each deal in its scratch folder and its memory and say
-whether it finds an earlier one).
+whether it finds an earlier one), disk (fill /scratch and /tmp until refused), spin
+(ZOO_CHILDREN processes burning CPU for ZOO_SECONDS while it decides), scratch (at each
+game's first request, say whether last game's notes are still in /scratch and /tmp,
+then leave new ones and a link to ZOO_TARGET), env (list the secrets in its environment).
 """
 import fcntl
 import glob
@@ -173,10 +176,64 @@ def seed() -> None:
     report(f"deals recomputed that hold my hand: {hits}")
 
 
+def disk() -> None:
+    def fill(folder: str) -> str:
+        chunk = b"x" * (1 << 20)
+        written = 0
+        try:
+            with open(os.path.join(folder, "fill"), "wb") as handle:
+                while written < 1 << 14:  # stop at 16 GiB, well past any limit
+                    handle.write(chunk)
+                    handle.flush()
+                    written += 1
+        except OSError as exc:
+            return f"{folder} filled {written} MiB: {type(exc).__name__}"
+        return f"{folder} filled {written} MiB"
+
+    report("; ".join(fill(f) for f in (os.environ.get("ARENA_SCRATCH", "/scratch"), "/tmp")))
+
+
+def spin() -> None:
+    seconds = float(os.environ.get("ZOO_SECONDS", "1"))
+    children = []
+    for _ in range(int(os.environ.get("ZOO_CHILDREN", "4"))):
+        pid = os.fork()
+        if pid == 0:
+            end = time.monotonic() + seconds
+            while time.monotonic() < end:
+                pass
+            os._exit(0)
+        children.append(pid)
+    for pid in children:
+        os.waitpid(pid, 0)
+    report(f"spun {len(children)} processes for {seconds:g} s")
+
+
+GAMES = [0]
+
+
+def scratch_notes() -> None:
+    GAMES[0] += 1
+    folders = (os.environ.get("ARENA_SCRATCH", "/scratch"), os.environ.get("TMPDIR", "/tmp"))
+    found = [f for f in folders if os.path.exists(os.path.join(f, "note.txt"))]
+    report(f"game {GAMES[0]} of this process: notes found in {len(found)} folders")
+    for folder in folders:
+        os.makedirs(os.path.join(folder, "deep", "er"), exist_ok=True)
+        with open(os.path.join(folder, "note.txt"), "w") as handle:
+            handle.write("mine")
+        if TARGET and not os.path.lexists(os.path.join(folder, "deep", "link")):
+            os.symlink(TARGET, os.path.join(folder, "deep", "link"))  # emptying must not follow it
+
+
+def env() -> None:
+    secrets = sorted(name for name in os.environ if "SECRET" in name or name.startswith("ARENA_KEY"))
+    report(f"secrets {secrets}")
+
+
 MY_HAND: list[tuple[int, int]] = []
 
 ATTACKS = {"seed": seed, "network": network, "write": write, "read": read, "proc": proc, "kill": kill, "daemon": daemon,
-           "cgroup": cgroup, "memory": memory, "fork": fork, "pipe": pipe}
+           "cgroup": cgroup, "memory": memory, "fork": fork, "pipe": pipe, "disk": disk, "spin": spin, "env": env}
 
 
 def remember(message: dict[str, object]) -> None:
@@ -198,26 +255,33 @@ def remember(message: dict[str, object]) -> None:
 def main() -> None:
     rng = random.Random(1)
     attacked = False
+    new_game = False
     for line in sys.stdin.buffer:
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
             reply = {"type": "ready", "name": f"zoo-escape-{ATTACK}"}
+        elif kind == "start":
+            new_game = True
+            continue
         elif kind == "request":
             if ATTACK == "remember":
                 remember(message)
+            elif ATTACK == "scratch" and new_game:
+                scratch_notes()
             elif ATTACK == "seed" and not attacked:
                 attacked = True
                 observation: dict[str, list[str]] = message["observation"]
                 MY_HAND.extend((int(t[0]), int(t[1])) for t in observation["hand"])
                 seed()
-            elif not attacked:
+            elif not attacked and ATTACK != "scratch":
                 attacked = True
                 ATTACKS[ATTACK]()
                 if ATTACK == "pipe":
                     time.sleep(float(os.environ.get("ZOO_SECONDS", "3")))
             elif ATTACK == "pipe":
                 time.sleep(float(os.environ.get("ZOO_SECONDS", "3")))
+            new_game = False
             reply = {"type": "action", "action": rng.choice(message["legal"])}
         elif kind == "quit":
             return
