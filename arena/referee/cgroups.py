@@ -28,7 +28,9 @@ CGROUP_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "cpuacct", "cpu")
 OPTIONAL_V1 = ("cpuacct", "cpu")
 """Counted CPU time and a CPU quota: used where the machine has them, not required."""
-CPU_PERIOD_US = 100_000
+CPU_PERIOD_US = 10_000
+"""The quota's accounting period: short, so a tree that runs several threads at once is
+held back for at most a few milliseconds at a time, never for a whole move."""
 
 _ids = itertools.count()
 
@@ -153,7 +155,7 @@ class BotCgroup:
             (path / "memory.memsw.limit_in_bytes").write_text(str(limit))
 
     def _set_cpus(self, path: Path, cpus: float) -> None:
-        quota = max(1000, round(cpus * CPU_PERIOD_US))
+        quota = max(1000, round(cpus * CPU_PERIOD_US))  # the kernel's least is 1 ms
         with contextlib.suppress(OSError):  # no cpu controller here: no quota
             if self.support.version == 2:
                 (path / "cpu.max").write_text(f"{quota} {CPU_PERIOD_US}")
