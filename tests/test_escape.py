@@ -283,7 +283,8 @@ env = {{ ZOO_ATTACK = "daemon", ZOO_TARGET = "{token}" }}
     assert processes_with(token) == []
 
 
-def test_kill_9_of_the_arena_leaves_no_bot_process(tmp_path: Path) -> None:
+@pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
+def test_killing_or_interrupting_the_arena_leaves_no_bot_process(tmp_path: Path, sig: signal.Signals) -> None:
     token = f"arena-daemon-{uuid.uuid4().hex}"
     bot = f"env ZOO_ATTACK=daemon ZOO_TARGET={token} {sys.executable} {resolve_bot('zoo/escape', 'btt').command[-1]}"
     cli = subprocess.Popen([sys.executable, "-m", "arena", "play", "btt", "random", bot, "--time-per-move", "60",
@@ -292,7 +293,7 @@ def test_kill_9_of_the_arena_leaves_no_bot_process(tmp_path: Path) -> None:
     while time.monotonic() < deadline and not processes_with(token):
         time.sleep(0.05)
     assert processes_with(token), "the daemon never started"
-    os.kill(cli.pid, signal.SIGKILL)
+    os.kill(cli.pid, sig)
     cli.wait()
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline and processes_with(token):
