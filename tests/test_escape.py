@@ -367,3 +367,13 @@ def test_an_unsandboxed_bot_does_not_inherit_the_chance_key(tmp_path: Path, monk
     result = play([escape("env"), honest()], tmp_path, limits=Limits(sandbox=False))
     assert attack_report(tmp_path, "env") == ["secrets []"]
     assert_game_sound(result)
+
+
+def test_a_shipped_bot_never_sees_the_folder_the_user_is_in(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    home.mkdir()
+    (home / "private.txt").write_text("the user's own file")
+    monkeypatch.chdir(home)
+    result = play([escape("read", ZOO_TARGET=str(home / "private.txt")), honest()], tmp_path / "logs")
+    assert attack_report(tmp_path / "logs", "read") == ["read 0 failed: FileNotFoundError"]
+    assert_game_sound(result)

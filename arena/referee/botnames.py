@@ -65,8 +65,8 @@ def resolve_bot(command: str | list[str], game_id: str, folder: Path | None = No
     """The one way a bot is named, on the command line and in league files: a shipped
     bot's short name (random, greedy, zoo/crash, btt-greedy), a command line (split like
     a shell's) or an argv list. Relative paths are taken from `folder`, where the bot
-    then runs (default: the current folder); a Python script runs with this
-    interpreter. BotNameError says why a command cannot work."""
+    then runs (default: the current folder; a shipped bot runs in its own); a Python
+    script runs with this interpreter. BotNameError says why a command cannot work."""
     try:
         return _resolve(command, game_id, folder)
     except OSError as exc:
@@ -80,7 +80,9 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None) -> Bot
         name = command.strip()
         shipped = shipped_bots(game_id)
         if name in shipped:
-            return BotSpec(name, _script_command(shipped[name]), cwd)
+            # A shipped bot runs in its own folder: in its sandbox it sees the arena's
+            # bots, never the folder the user happens to be in.
+            return BotSpec(name, _script_command(shipped[name]), str(shipped[name].parent))
         if name in PER_GAME:
             raise BotNameError(f"there is no {name} bot for {game_id} (shipped: {', '.join(shipped_names(game_id))})")
         try:
