@@ -20,7 +20,6 @@ from arena.games.base import State
 from arena.records.files import iter_record_file
 from arena.records.record import GameRecord, RecordSyntaxError
 from arena.records.replay import ReplayError, state_at, turn_frames, verify
-from arena.records.viewer import viewer_html
 from arena.render import ViewError, render_state
 from arena.termination import Termination
 
@@ -91,12 +90,14 @@ def replay_command(
 
 
 def _write_viewer(record: GameRecord, level: int | None, out: Path) -> None:
-    page = viewer_html(record, level)
+    from arena.web.replay import replay_page
+
+    page = replay_page(record, level)
     try:
         out.write_text(page, encoding="utf-8")
     except OSError as exc:
         raise fail(f"--html {out}: cannot write it ({exc.strerror}); choose a writable path") from None
-    console.print(f"wrote {out}: open it in a browser and step with the arrow keys")
+    console.print(f"wrote {out}: open it in a browser; step with the arrow keys, or add #ply=N to its address")
 
 
 def verify_command(

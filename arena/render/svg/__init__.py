@@ -12,7 +12,8 @@ Each game module provides:
   and gradients with ids starting with the game id (the page writes them once, the
   pictures `<use>` them; a 200-ply page stays small). May be "".
 - `spot(state, action) -> str | None`: the `data-spot` of the place `action` plays at
-  (a person's click there picks it when it is the only legal action there).
+  (a person's click there picks it when it is the only legal action there). `draw`
+  draws a clickable marker (class `spot`, `data-spot`) for each spot `view.spots` lists.
 
 Views a page switches without redrawing: groups `class="rot rot-K"` (K = 0..3, a
 quarter turn each; the page shows the one of its `data-rot`) and `class="lv lv-N"`
@@ -38,6 +39,10 @@ class View:
     last_actor: int | None = None
     seat: int | None = None
     """The viewer's seat: hidden information of the others is not drawn."""
+    status: str = ""
+    """A line under the picture: whose turn, or the result, scores and termination."""
+    spots: tuple[str, ...] = ()
+    """Places a person may click (from `spot` of the legal actions)."""
 
 
 def _module(game_id: str) -> ModuleType:

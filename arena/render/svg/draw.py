@@ -57,8 +57,9 @@ def path(d: str, fill: str = "none", stroke: str | None = None, width: float | N
 
 def text(x: float, y: float, content: str, size: float = 12, fill: str = INK, anchor: str | None = None,
          **more: object) -> str:
+    shown = " ".join(content.split())  # a name from a record may hold line breaks
     return (f"<text{attrs(x=x, y=y, font_size=size, fill=fill, text_anchor=anchor, **more)}>"
-            f"{escape(content)}</text>")
+            f"{escape(shown)}</text>")
 
 
 def group(children: Iterable[str], **more: object) -> str:
@@ -66,25 +67,36 @@ def group(children: Iterable[str], **more: object) -> str:
 
 
 def document(width: float, height: float, children: Iterable[str], title: str = "") -> str:
-    """A whole picture, scaled to its container, text in the page's font."""
+    """A whole picture, scaled to its container, text in the page's font. Its children
+    stand one to a line: a page keeps each distinct line once, so a part that did not
+    change from one ply to the next (the board while dice are rolled) costs nothing."""
     head = f"<title>{escape(title)}</title>" if title else ""
-    return (f"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {num(width)} {num(height)}\" "
-            f"font-family=\"system-ui,sans-serif\" role=\"img\">{head}{''.join(children)}</svg>")
+    lines = [f"<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 {num(width)} {num(height)}\" "
+             f"font-family=\"system-ui,sans-serif\" role=\"img\">{head}", *children, "</svg>"]
+    return "\n".join(line.replace("\n", " ") for line in lines)
 
 
 def legend(names: Sequence[str], x: float, y: float, notes: Sequence[str] = (), to_move: int | None = None,
-           size: float = 13) -> tuple[list[str], float]:
+           size: float = 13, colours: Sequence[str] | None = None) -> tuple[list[str], float]:
     """Each seat's colour swatch, name and a note (score, hand size...), the seat to move
-    marked with a triangle; returns the elements and the height they take."""
+    marked with a triangle; returns the elements (one group) and the height they take."""
     out = []
     for seat, name in enumerate(names):
         top = y + seat * (size + 8)
-        out.append(rect(x + 12, top, size, size, seat_colour(seat), INK, rx=2))
-        label = f"{name}" + (f"  {notes[seat]}" if seat < len(notes) and notes[seat] else "")
-        out.append(text(x + 18 + size, top + size - 2, label, size, INK))
+        colour = colours[seat] if colours is not None else seat_colour(seat)
+        out.append(rect(x + 12, top, size, size, colour, INK, rx=2, class_="swatch", data_seat=seat))
+        out.append(text(x + 18 + size, top + size - 2, name, size, INK, class_="name", data_seat=seat))
+        if seat < len(notes) and notes[seat]:
+            out.append(text(x + 18 + size + text_width(name + "  ", size), top + size - 2, notes[seat], size, INK,
+                            class_="note"))
         if seat == to_move:
-            out.append(polygon([(x, top + 1), (x + 8, top + size / 2), (x, top + size - 1)], INK))
-    return out, len(names) * (size + 8)
+            out.append(polygon([(x, top + 1), (x + 8, top + size / 2), (x, top + size - 1)], INK, class_="to-move"))
+    return [group(out, class_="legend")], len(names) * (size + 8)
+
+
+def text_width(content: str, size: float = 13) -> float:
+    """About how wide a line of text is drawn (for sizing a picture around it)."""
+    return len(content) * size * 0.56
 
 
 def caption(x: float, y: float, content: str, size: float = 12) -> str:
