@@ -10,6 +10,7 @@ import random
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
+from typing import Any
 
 import pytest
 
@@ -37,7 +38,8 @@ def uses(root: ET.Element, prefix: str) -> Counter[str]:
     return found
 
 
-def played(game_id: str, seats: int, actions: list[str], options: dict[str, str] | None = None) -> State:
+def played(game_id: str, seats: int, actions: list[str], options: dict[str, str] | None = None) -> Any:
+    """The game's own state class after `actions` (typed Any: each test reads its game's fields)."""
     state = get_game(game_id).new_state(seats, options or {})
     for action in actions:
         state.apply(action)
@@ -158,7 +160,7 @@ def test_roots_pools_show_the_dice() -> None:
     assert dice == ["#rt-r1", "#rt-r2", "#rt-r2", "#rt-r5", "#rt-s4", "#rt-s6"]
 
 
-def _the_tree_dealt() -> State:
+def _the_tree_dealt() -> Any:
     from arena.games.the_tree_tiles import TILES, deal_action
 
     tiles = list(TILES)
@@ -173,9 +175,9 @@ def test_the_tree_tiles_hands_and_supply_omniscient() -> None:
         state.apply(rng.choice(state.legal_actions()))
     root = picture("the-tree", state)
     placed = [u for u in root.iter(f"{SVG}use") if u.get("class") == "tile"]
-    assert len(placed) == len(state.tiles)  # type: ignore[attr-defined]
+    assert len(placed) == len(state.tiles)
     hand = [u for u in root.iter(f"{SVG}use") if u.get("class") == "hand-tile"]
-    assert len(hand) == sum(len(h) for h in state.hands) + len(state.supply)  # type: ignore[attr-defined]
+    assert len(hand) == sum(len(h) for h in state.hands) + len(state.supply)
     assert not uses(root, "tt-back")
 
 
@@ -183,10 +185,10 @@ def test_the_tree_seat_view_shows_only_its_own_hand() -> None:
     state = _the_tree_dealt()
     root = picture("the-tree", state, seat=1)
     hand = [u for u in root.iter(f"{SVG}use") if u.get("class") == "hand-tile"]
-    assert len(hand) == len(state.hands[1])  # type: ignore[attr-defined]
+    assert len(hand) == len(state.hands[1])
     backs = uses(root, "tt-back")["tt-back"]
-    assert backs == len(state.hands[0]) + len(state.hands[2]) + min(len(state.supply), 12)  # type: ignore[attr-defined]
-    own = {f"#tt{a}{b}" for a, b in state.hands[1]}  # type: ignore[attr-defined]
+    assert backs == len(state.hands[0]) + len(state.hands[2]) + min(len(state.supply), 12)
+    own = {f"#tt{a}{b}" for a, b in state.hands[1]}
     assert {u.get("href") for u in hand} == own
 
 
