@@ -65,12 +65,12 @@ def after(seconds: float, at: int | None = None) -> Think:
 
 
 def play(bots: list[FakeBot], control: TimeControl, grace: float = 0.05, games: int = 1,
-         startup: float = 5.0) -> MatchResult:
+         startup: float = 5.0, own: dict[int, TimeControl] | None = None) -> MatchResult:
     names = [f"bot{i}" for i in range(len(bots))]
     config = MatchConfig(get_game("btt"), {}, control, seed=1, games=games,
                          timing=Timing(startup_s=startup, grace_s=grace),
                          launcher=memory_launcher(dict(zip(names, bots, strict=True))))
-    specs = [BotSpec(name, ["unused"]) for name in names]
+    specs = [BotSpec(name, ["unused"], time_control=(own or {}).get(i)) for i, name in enumerate(names)]
     return trio.run(play_match, config, specs, clock=trio.testing.MockClock(autojump_threshold=0))
 
 
@@ -200,3 +200,18 @@ def test_a_bots_info_reaches_the_record_structured_and_as_text() -> None:
     assert ply.info == Info(score=0.5, depth=3, nodes=1200, pv=["Nc3", "Rd2"], comment="safe } line")
     assert ply.comment_text() == "0.0ms score=0.5 depth=3 nodes=1200 pv=Nc3,Rd2 safe } line"
     assert "{0.0ms score=0.5 depth=3 nodes=1200 pv=Nc3,Rd2 safe ) line}" in write_record(result.outcomes[0].record)
+
+
+def test_a_bot_with_its_own_time_control_plays_under_it_and_the_record_says_so() -> None:
+    """A handicap: bot 1 has 1 s a move, bot 0 the match's 0.2 s; both think 0.5 s."""
+    seen: list[dict[str, Any]] = []
+    slow_but_allowed = play([fake(after(0.0)), fake(after(0.5), seen=seen)], PER_MOVE,
+                            own={1: TimeControl(per_move_s=1.0)})
+    outcome = slow_but_allowed.outcomes[0]
+    assert outcome.termination == Termination.NORMAL
+    assert outcome.record.tags["TimeControl"] == "move=0.2s / move=1s"
+    start = next(m for m in seen if m["type"] == "start")
+    assert start["time"]["per_move_ms"] == 1000
+    assert {r["clock"]["move_ms"] for r in seen if r["type"] == "request"} == {1000}
+    flagged = play([fake(after(0.5)), fake(after(0.0))], PER_MOVE, own={1: TimeControl(per_move_s=1.0)})
+    assert flagged.outcomes[0].termination == Termination.TIME_OUT and flagged.outcomes[0].faults[0].seat == 0

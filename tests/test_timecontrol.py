@@ -40,7 +40,7 @@ def test_parse_builds_per_move_clock_and_defaults() -> None:
 
 
 def test_seat_clocks_limit_charge_and_never_go_below_zero() -> None:
-    clocks = SeatClocks(TimeControl(per_move_s=2.0, base_s=3.0, increment_s=0.5), 2)
+    clocks = SeatClocks([TimeControl(per_move_s=2.0, base_s=3.0, increment_s=0.5)] * 2)
     assert clocks.limit(0) == 2.0
     clocks.charge(0, 1.0)
     assert clocks.remaining[0] == 2.5 and clocks.limit(0) == 2.0
@@ -50,6 +50,6 @@ def test_seat_clocks_limit_charge_and_never_go_below_zero() -> None:
     assert clocks.remaining[0] == 0.5
     wire = clocks.wire(1, clocks.limit(1))
     assert (wire.move_ms, wire.remaining_ms, wire.increment_ms) == (2000, 3000, 500)
-    no_clock = SeatClocks(TimeControl(per_move_s=0.2), 1)
+    no_clock = SeatClocks([TimeControl(per_move_s=0.2)])
     no_clock.charge(0, 5.0)
     assert no_clock.limit(0) == 0.2 and no_clock.wire(0, 0.2).remaining_ms is None

@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import trio
@@ -108,7 +108,7 @@ class LeagueRunner:
         for bot in table:
             spec = self.league.bots[bot]
             env = {"ARENA_BOT_SEED": str(derived_bot_seed(self.secret, bot)), **spec.env}
-            specs.append(BotSpec(spec.name, spec.command, spec.cwd, env, spec.limits))
+            specs.append(replace(spec, env=env))
         return specs
 
     async def _play_unit(self, unit: list[ScheduledGame], limiter: trio.CapacityLimiter) -> None:

@@ -9,7 +9,7 @@ and reaped before play_match returns or raises.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import trio
@@ -79,7 +79,7 @@ def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
         count = seen.get(spec.name, 0) + 1
         seen[spec.name] = count
         name = spec.name if count == 1 else f"{spec.name}-{count}"
-        result.append(BotSpec(name, spec.command, spec.cwd, dict(spec.env), spec.limits))
+        result.append(replace(spec, name=name, env=dict(spec.env)))
     return result
 
 
@@ -153,6 +153,7 @@ async def play_match(
                     game=config.game, options=options, time_control=config.time_control,
                     seed=planned.seed, event=config.event, round=planned.round, match_game=index,
                     chance_key=config.chance_key, bot_seeds=tuple(p.spec.env.get("ARENA_BOT_SEED", "") for p in seated),
+                    seat_time_controls=tuple(p.spec.time_control for p in seated),
                 )
                 for player in seated:
                     player.new_game(planned.seed, config.game.has_hidden_information)

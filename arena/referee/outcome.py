@@ -15,6 +15,13 @@ from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
 
 
+def describe_controls(controls: list[TimeControl]) -> str:
+    """The TimeControl tag: one control when every seat has it, else each seat's in
+    seat order, separated by ` / ` (e.g. `move=1s / move=0.2s`)."""
+    texts = [c.describe() for c in controls]
+    return texts[0] if len(set(texts)) <= 1 else " / ".join(texts)
+
+
 @dataclass(frozen=True)
 class GameSetup:
     """Everything that fixes a game before it starts."""
@@ -30,6 +37,14 @@ class GameSetup:
     """The secret hashed with the seed into the chance generator's seed (seeds.chance_seed)."""
     bot_seeds: tuple[str, ...] = ()
     """Each seat's ARENA_BOT_SEED ("" where none), recorded so seeded bots replay exactly."""
+    seat_time_controls: tuple[TimeControl | None, ...] = ()
+    """A seat's own time control where it differs from `time_control` (a handicap, a
+    person), by seat; missing or None: the game's."""
+
+    def control_of(self, seat: int) -> TimeControl:
+        """The time control seat `seat` plays under."""
+        own = self.seat_time_controls[seat] if seat < len(self.seat_time_controls) else None
+        return own or self.time_control
 
 
 @dataclass
@@ -92,7 +107,7 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
     tags["Seed"] = str(setup.seed)
     if any(setup.bot_seeds):
         tags["BotSeeds"] = ",".join(setup.bot_seeds)
-    tags["TimeControl"] = setup.time_control.describe()
+    tags["TimeControl"] = describe_controls([setup.control_of(seat) for seat in range(len(names))])
     tags["Ranks"] = format_ranks(ranks)
     if scores is not None:
         tags["Scores"] = format_scores(scores)

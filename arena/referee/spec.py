@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from arena.referee.timecontrol import TimeControl
 from protocol import MAX_LINE_BYTES
 
 DEFAULT_MEMORY_MB = 2048
@@ -43,3 +44,5 @@ class BotSpec:
     env: dict[str, str] = field(default_factory=dict)
     limits: Limits | None = None
     """This bot's own limits, where they differ from the match's."""
+    time_control: TimeControl | None = None
+    """This bot's own time control, where it differs from the match's (a handicap)."""

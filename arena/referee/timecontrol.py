@@ -89,15 +89,16 @@ class SeatClocks:
     """Every seat's game clock during one game: the limit of its next decision, the
     clock state sent with a request, and the charge for each answer."""
 
-    def __init__(self, control: TimeControl, seats: int) -> None:
-        self.control = control
-        self.remaining: list[float | None] = [control.base_s for _ in range(seats)]
+    def __init__(self, controls: list[TimeControl]) -> None:
+        self.controls = controls
+        """Each seat's time control (seats may differ: a handicap match, a person)."""
+        self.remaining: list[float | None] = [control.base_s for control in controls]
 
     def limit(self, seat: int) -> float:
         """The smaller of the per-move limit and what is left on the seat's clock (0
         once the clock has run out)."""
         remaining = self.remaining[seat]
-        per_move = self.control.per_move_s
+        per_move = self.controls[seat].per_move_s
         if remaining is None:
             assert per_move is not None
             return per_move
@@ -109,7 +110,7 @@ class SeatClocks:
         return Clock(
             move_ms=max(0, round(limit * 1000)),
             remaining_ms=None if remaining is None else max(0, round(remaining * 1000)),
-            increment_ms=None if remaining is None else round(self.control.increment_s * 1000),
+            increment_ms=None if remaining is None else round(self.controls[seat].increment_s * 1000),
         )
 
     def charge(self, seat: int, elapsed_s: float) -> None:
@@ -117,4 +118,4 @@ class SeatClocks:
         by less than the grace empties the clock), then add the increment."""
         remaining = self.remaining[seat]
         if remaining is not None:
-            self.remaining[seat] = max(0.0, remaining - elapsed_s) + self.control.increment_s
+            self.remaining[seat] = max(0.0, remaining - elapsed_s) + self.controls[seat].increment_s
