@@ -12,7 +12,7 @@ import typer
 from arena import __version__
 from arena.cli import bench, demo, doctor, inspect, play, records
 from arena.cli.common import console, errors
-from arena.cli.league import league_app
+from arena.cli.league import league_app, serve_command
 from arena.cli.match import match_command
 
 app = typer.Typer(
@@ -43,6 +43,7 @@ app.command("demo")(demo.demo_command)
 app.command("bench")(bench.bench_command)
 app.command("doctor")(doctor.doctor_command)
 app.add_typer(league_app, name="league")
+app.command("serve")(serve_command)
 app.command("match")(match_command)
 
 

@@ -19,6 +19,8 @@ from arena.errors import ArenaError, excerpt
 from arena.files import FolderError, writable_folder
 from arena.games import GameError, get_game
 from arena.games.base import Game, State
+from arena.people.launch import PEOPLE, person_spec
+from arena.people.seat import Person
 from arena.records.files import append_record
 from arena.records.writer import write_record
 from arena.referee.botnames import BotNameError, resolve_bot
@@ -152,13 +154,23 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
-def bot_specs(game: Game, bots: list[str], bot_seed: int, options: Mapping[str, str] | None = None) -> list[BotSpec]:
+def bot_specs(game: Game, bots: list[str], bot_seed: int, options: Mapping[str, str] | None = None,
+              people: dict[str, Person] | None = None, person_time: TimeControl | None = None) -> list[BotSpec]:
     """Resolve the bots; each gets its own ARENA_BOT_SEED, derived from `bot_seed` and
     its place (independent of the chance seed), so seeded bots reproduce a match
     without all playing the same choices. `options` are resolved ones (from
-    parse_options), for games whose seat count depends on a variant."""
+    parse_options), for games whose seat count depends on a variant. Where `people` is
+    given, `human` and `human-web` seat a person (added to it) with `person_time`."""
     specs = []
     for index, text in enumerate(bots):
+        if people is not None and text.strip() in PEOPLE:
+            from arena.people.terminal import TerminalPerson
+            from arena.people.web import WebPerson
+
+            key = str(index)
+            people[key] = TerminalPerson(text.strip()) if text.strip() == "human" else WebPerson(text.strip())
+            specs.append(person_spec(text.strip(), key, person_time))
+            continue
         try:
             spec = resolve_bot(text, game.id)
         except BotNameError as exc:

@@ -4,6 +4,7 @@ its leaderboard."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -24,6 +25,8 @@ league_app = typer.Typer(
 )
 
 LeagueFileArg = Annotated[Path, typer.Argument(metavar="LEAGUE.toml", help="The league file.")]
+HostArg = Annotated[str, typer.Option(
+    "--host", help="Where the live page listens: 127.0.0.1 (this machine only) unless you mean to share it.")]
 
 
 def load(path: Path) -> League:
@@ -37,19 +40,26 @@ def load(path: Path) -> League:
 def run_command(
     path: LeagueFileArg,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No live view; the final table only.")] = False,
+    serve: Annotated[int | None, typer.Option(
+        "--serve", min=0, max=65535, metavar="PORT",
+        help="Serve a live page of the league (standings, boards of the games under way, faults, every finished "
+        "game's replay) on this port while it runs (0: a free port).")] = None,
+    host: HostArg = "127.0.0.1",
 ) -> None:
     """Run (or resume) the league: every scheduled game not yet stored is played.
 
     Stop it any way you like; running the same command again resumes without
-    replaying or losing a finished game."""
+    replaying or losing a finished game. With --serve the league's progress is a page
+    in the browser too (read-only); `arena serve` shows it from another terminal."""
     league = load(path)
-    unfinished = run_league(league, quiet, resume_hint=f"arena league run {path}")
+    page = (host, serve) if serve is not None else None
+    unfinished = run_league(league, quiet, resume_hint=f"arena league run {path}", page=page)
     print_tables(league, "table")
     if unfinished:
         raise fail(unfinished, 1)
 
 
-def run_league(league: League, quiet: bool, resume_hint: str) -> str:
+def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, int] | None = None) -> str:
     """Play the league's pending games with a live view; Ctrl-C reports what is kept.
     Returns what keeps the league from being complete ("" when it is)."""
     for warning in league.warnings:
@@ -81,12 +91,13 @@ def run_league(league: League, quiet: bool, resume_hint: str) -> str:
                 console.print(f"[{progress.done}/{progress.total}] {progress.latest[-1]}", highlight=False)
 
         runner.on_change = print_new
+    work = runner.run if page is None else _served(league, runner, *page)
     try:
         if live_view:
             with Live(LiveLeagueView(league, progress), console=console, refresh_per_second=4):
-                run_trio(runner.run)
+                run_trio(work)
         else:
-            run_trio(runner.run)
+            run_trio(work)
     except KeyboardInterrupt:
         stored = len(store.finished_indices())
         raise fail(
@@ -101,6 +112,56 @@ def run_league(league: League, quiet: bool, resume_hint: str) -> str:
     finally:
         store.close()
     return _unfinished(league, runner)
+
+
+def _served(league: League, runner: LeagueRunner, host: str, port: int) -> Callable[[], Awaitable[None]]:
+    """The league's run with its live page served beside it."""
+    from arena.web.live import in_process_page
+    from arena.web.server import serve_during
+
+    def announce(url: str) -> None:
+        console.print(f"[bold]live page: {url}[/] (read-only; `arena serve` shows it after the league too)",
+                      highlight=False)
+
+    async def work() -> None:
+        await serve_during(in_process_page(league, runner.under_way).app, host, port, announce, runner.run)
+
+    return work
+
+
+@league_app.command("serve")
+def serve_command(
+    path: LeagueFileArg,
+    port: Annotated[int, typer.Option("--port", "-p", min=0, max=65535, help="Port of the page (0: a free one).")]
+    = 8000,
+    host: HostArg = "127.0.0.1",
+) -> None:
+    """Serve the live page of a league that runs in another process, or has finished:
+    standings, boards of the games under way, faults and every finished game's replay.
+    Read-only; stop it with Ctrl-C."""
+    league = load(path)
+    if not league.database.exists():
+        raise fail(f"{league.name} has not started: no database in {league.output}; run `arena league run {path}` "
+                   "(add --serve PORT to serve the page from there)")
+    serve_league_page(league, host, port)
+
+
+def serve_league_page(league: League, host: str, port: int) -> None:
+    """Serve `league`'s page from its files until interrupted."""
+    import trio
+
+    from arena.web.live import beside_page
+    from arena.web.server import serve_during
+
+    def announce(url: str) -> None:
+        console.print(f"[bold]live page of {league.name}: {url}[/] (Ctrl-C to stop)", highlight=False)
+
+    try:
+        run_trio(lambda: serve_during(beside_page(league).app, host, port, announce, trio.sleep_forever))
+    except KeyboardInterrupt:
+        raise fail("stopped", 130) from None
+    except ArenaError as exc:
+        raise fail(str(exc)) from None
 
 
 def _unfinished(league: League, runner: LeagueRunner) -> str:

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -40,11 +41,18 @@ from arena.cli.common import (
 from arena.cli.summary import match_table, outcome_line
 from arena.errors import ArenaError
 from arena.games.base import CHANCE, State
+from arena.people.launch import MARK as PERSON
+from arena.people.launch import UNHURRIED, people_launcher
+from arena.people.seat import Person
+from arena.records.record import Ply
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import installation_key, random_seed
 from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, BotSpec
 from arena.render import render_state
+
+if TYPE_CHECKING:
+    from arena.people.web import WebPerson
 
 
 def play_command(
@@ -72,8 +80,19 @@ def play_command(
     scratch_mb: ScratchArg = DEFAULT_SCRATCH_MB,
     no_sandbox: NoSandboxArg = False,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final table.")] = False,
+    web_host: Annotated[str, typer.Option(
+        "--web-host", help="Where the page of a human-web seat listens (only this machine by default).")] = "127.0.0.1",
+    web_port: Annotated[int, typer.Option(
+        "--web-port", min=0, max=65535, help="Port of the page of a human-web seat (0: a free one).")] = 0,
+    open_page: Annotated[bool, typer.Option(
+        "--open/--no-open", help="Open the page of a human-web seat in the browser.")] = True,
 ) -> None:
     """Play a game or a match between bots and print the results.
+
+    A person can take a seat: `human` plays in this terminal (the board is drawn, the
+    legal actions are numbered; type a number or the action), `human-web` in the
+    browser (click the board or an action). Without --time-per-move or --clock a person
+    has no time limit while the bots keep theirs (5 s a move).
 
     Exit code 0 when the games were played (a bot's fault is a result), 1 when a game
     was void by an error of the arena, 2 on a mistake in the command or when a bot
@@ -82,16 +101,23 @@ def play_command(
     options = parse_options(game, option)
     tc, timing = time_settings(time_per_move, clock, startup_time, grace)
     seed = random_seed() if seed is None else seed
-    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options)
+    people: dict[str, Person] = {}
+    person_time = UNHURRIED if time_per_move is None and clock is None else None
+    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options, people, person_time)
+    web = [person for person in people.values() if type(person).__name__ == "WebPerson"]
+    if len(web) > 1:
+        raise fail("only one human-web seat per game: seat the other person with `human` (in the terminal)")
     if out is not None:
         check_out_file(out)
         out.touch()  # before any bot starts, so that its sandbox masks it
     logs = prepare_log_dir(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
     limits = bot_limits(memory_mb, max_processes, no_sandbox, cpus, scratch_mb)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs, limits=limits,
-                         timing=timing, chance_key=installation_key(), hidden=(out,) if out else ())
+                         timing=timing, chance_key=installation_key(), hidden=(out,) if out else (),
+                         launcher=people_launcher(people))
+    page = _WebSeat(web[0], web_host, web_port, open_page) if web else None  # type: ignore[arg-type]
     try:
-        result = _run_match(config, specs, out, watch, quiet)
+        result = _run_match(config, specs, out, watch or bool(people), quiet, page)
     except BaseException:
         if log_dir is None and not any(logs.glob("arena-*")):
             shutil.rmtree(logs, ignore_errors=True)
@@ -102,7 +128,27 @@ def play_command(
     finish_match(result, logs, keep_logs=log_dir is not None)
 
 
-def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watch: bool, quiet: bool) -> MatchResult:
+class _WebSeat:
+    """The page of a human-web seat: served while the match is played."""
+
+    def __init__(self, person: WebPerson, host: str, port: int, open_page: bool) -> None:
+        self.person, self.host, self.port, self.open_page = person, host, port, open_page
+
+    def announce(self, url: str) -> None:
+        console.print(f"[bold]your seat is at {url}[/] (open it in a browser)", highlight=False)
+        if self.open_page:
+            import webbrowser
+
+            webbrowser.open(url)
+
+    async def serve(self, play: Callable[[], Awaitable[MatchResult]]) -> MatchResult:
+        from arena.people.web import with_web_person
+
+        return await with_web_person(self.person, self.host, self.port, self.announce, play)
+
+
+def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watch: bool, quiet: bool,
+               page: _WebSeat | None = None) -> MatchResult:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -119,14 +165,19 @@ def _run_match(config: MatchConfig, specs: list[BotSpec], out: Path | None, watc
             progress.console.print(outcome_line(index, outcome), markup=False, highlight=False)
         progress.advance(task)
 
-    def show(state: State, ply: int) -> None:
-        if state.current() != CHANCE:
-            console.rule(f"ply {ply}")
+    def show(state: State, number: int, ply: Ply) -> None:
+        if state.current() not in (CHANCE, ply.actor):  # the end of a turn
+            console.rule(f"ply {number}")
             console.print(render_state(config.game.id, state))
+
+    watching = show if watch and not any(s.command[:1] == [PERSON] for s in specs) else None
+
+    def play() -> Awaitable[MatchResult]:
+        return play_match(config, specs, done, watching)
 
     try:
         with progress:
-            return run_trio(lambda: play_match(config, specs, done, show if watch else None))
+            return run_trio(play if page is None else lambda: page.serve(play))
     except KeyboardInterrupt:
         raise fail("interrupted: every bot was stopped; finished games are in the record file", 130) from None
     except ArenaError as exc:

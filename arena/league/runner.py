@@ -12,10 +12,13 @@ from datetime import UTC, datetime
 import trio
 
 from arena.errors import ArenaError
+from arena.games.base import State
 from arena.league.config import League
 from arena.league.schedule import ScheduledGame, build_schedule, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
+from arena.league.under_way import GamesUnderWay
 from arena.records.files import append_record
+from arena.records.record import Ply
 from arena.referee.match import MatchConfig, PlannedGame, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import derived_bot_seed
@@ -90,16 +93,21 @@ class LeagueRunner:
         """Games of this run stopped by the arena's own errors (played again next run)."""
         self._stopped: ArenaError | None = None
         self.secret = store.secret
+        self.under_way = GamesUnderWay(league.game.id, league.output)
+        """The games in flight, ply by ply (the live page's boards)."""
 
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
         at once with a LeagueStoreError, the games stored so far intact."""
         units = work_units(self.pending, self.league.seats, self.league.concurrency)
         limiter = trio.CapacityLimiter(self.league.concurrency)
-        async with trio.open_nursery() as nursery:
-            self._nursery = nursery
-            for unit in units:
-                nursery.start_soon(self._play_unit, unit, limiter)
+        async with trio.open_nursery() as beside:
+            beside.start_soon(self.under_way.keep_file)
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                for unit in units:
+                    nursery.start_soon(self._play_unit, unit, limiter)
+            beside.cancel_scope.cancel()
         if self._stopped is not None:
             raise self._stopped
 
@@ -121,11 +129,23 @@ class LeagueRunner:
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
         )
 
+        current: list[int] = []
+
         async def starting(index: int) -> None:
-            self.progress.playing.add(unit[index].index)
+            game = unit[index]
+            self.progress.playing.add(game.index)
+            current[:] = [game.index]
+            self.under_way.begin(game.index, game.round, [league.bots[b].name for b in game.seats],
+                                 dict(league.options))
+
+        def watch(state: State, number: int, ply: Ply) -> None:
+            if current:
+                self.under_way.ply(current[0], ply)
 
         def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
             self.progress.playing.discard(unit[index].index)
+            self.under_way.end(unit[index].index)
+            current.clear()
             try:
                 self._finished(unit[index], outcome)
             except ArenaError as exc:  # the store or the disk failed: stop the whole league
@@ -139,7 +159,7 @@ class LeagueRunner:
             self.progress.in_flight += 1
             self.on_change()
             try:
-                result = await play_match(config, self._specs(table), done, before_game=starting)
+                result = await play_match(config, self._specs(table), done, watch, before_game=starting)
                 self.pgids.extend(result.pgids)
             finally:
                 self.progress.in_flight -= 1

@@ -30,9 +30,9 @@ from arena.referee.timecontrol import SeatClocks
 from arena.termination import Termination
 from protocol.messages import End, Event, Request, ResultInfo, Start
 
-Watcher = Callable[[State, int], None]
-"""Called at the end of every turn (the actor changes) with the state and the ply
-number (for --watch)."""
+Watcher = Callable[[State, int, Ply], None]
+"""Called after every ply with the state, the ply's number and the ply (for --watch and
+the live league page); a turn ends where `state.current()` is no longer `ply.actor`."""
 
 
 class Referee:
@@ -166,8 +166,8 @@ class Referee:
         else:
             self.events[0].append(Event(number, actor, action))
         self.plies.append(ply)
-        if self.watcher is not None and self.state.current() != actor:
-            self.watcher(self.state, number)
+        if self.watcher is not None:
+            self.watcher(self.state, number, ply)
 
     def _rebuild_state(self) -> None:
         """The state after the recorded plies, built afresh from the rules."""

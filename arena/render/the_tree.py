@@ -77,20 +77,24 @@ def _tree_lines(state: TheTreeState) -> list[Line]:
     return lines
 
 
-def _hand_lines(state: TheTreeState) -> list[Line]:
+def _hand_lines(state: TheTreeState, viewer: int | None = None) -> list[Line]:
     lines: list[Line] = []
     to_move = state.current()
     for seat, hand in enumerate(state.hands):
         marker = "> " if to_move == seat else "  "
-        tiles = " ".join(sorted(tile_name(t) for t in hand)) or "-"
+        shown = viewer is None or seat == viewer
+        tiles = (" ".join(sorted(tile_name(t) for t in hand)) or "-") if shown else "(hidden)"
         note = ""
         if seat in state.finished:
             note = f"  (finished {state.finished.index(seat) + 1}.)"
         elif seat in state.blocked:
             note = "  (blocked)"
         lines.append([(marker, "bold"), (f"seat {seat}", seat_style(seat)), (f" [{len(hand)}]: {tiles}{note}", "")])
-    supply = " ".join(tile_name(t) for t in state.supply) or "empty"
-    lines.append([(f"  supply [{len(state.supply)}] (top first): {supply}", "dim")])
+    if viewer is None:
+        supply = " ".join(tile_name(t) for t in state.supply) or "empty"
+        lines.append([(f"  supply [{len(state.supply)}] (top first): {supply}", "dim")])
+    else:
+        lines.append([(f"  supply [{len(state.supply)}], face down", "dim")])
     if state.over:
         result = state.result()
         lines.append([("game over: ranks " + " ".join(map(str, result.ranks)), "bold")])
@@ -99,10 +103,16 @@ def _hand_lines(state: TheTreeState) -> list[Line]:
     return lines
 
 
-def _lines(state: TheTreeState) -> list[Line]:
+def _lines(state: TheTreeState, viewer: int | None = None) -> list[Line]:
     if not state.dealt:
         return [[("(not dealt yet)", "dim")]]
-    return _tree_lines(state) + _hand_lines(state)
+    return _tree_lines(state) + _hand_lines(state, viewer)
+
+
+def render_the_tree_seat(state: TheTreeState, seat: int) -> RenderableType:
+    """What one seat may see: the tree, its own hand, the others' hand sizes and the
+    supply's size (for a person playing the seat)."""
+    return styled(_lines(state, seat))
 
 
 def text_the_tree(state: TheTreeState) -> str:

@@ -173,14 +173,15 @@ if (data.mode === "live") {
 // ---- a person's seat -------------------------------------------------------------------
 if (data.mode === "human") {
   $("controls").classList.add("hidden");
-  let version = -1, request = null, deadline = null;
+  let version = -1, request = null, deadline = null, stopped = false;
   async function poll() {
     try {
       const response = await fetch("api/state?since=" + version, {cache: "no-store"});
       if (response.status === 200) renderSeat(await response.json());
       setTimeout(poll, 150);
     } catch (err) {
-      $("label").textContent = "the game is over or the arena has stopped; you may close this page";
+      stopped = true;
+      $("clock").textContent = "the arena has stopped: you may close this page";
     }
   }
   function renderSeat(seat) {
@@ -226,7 +227,8 @@ if (data.mode === "human") {
                                body: JSON.stringify({action: action, request: sent.id})});
   }
   setInterval(() => {
-    $("clock").textContent = deadline === null ? "" :
+    if (stopped) return;
+    $("clock").textContent = deadline === null || !request ? "" :
       "time left " + Math.max(0, (deadline - performance.now()) / 1000).toFixed(1) + " s";
   }, 100);
   poll();
