@@ -87,7 +87,7 @@ def legend(names: Sequence[str], x: float, y: float, notes: Sequence[str] = (), 
         out.append(rect(x + 12, top, size, size, colour, INK, rx=2, class_="swatch", data_seat=seat))
         out.append(text(x + 18 + size, top + size - 2, name, size, INK, class_="name", data_seat=seat))
         if seat < len(notes) and notes[seat]:
-            out.append(text(x + 18 + size + text_width(name + "  ", size), top + size - 2, notes[seat], size, INK,
+            out.append(text(x + 18 + size + text_width(name + " ", size), top + size - 2, notes[seat], size, INK,
                             class_="note"))
         if seat == to_move:
             out.append(polygon([(x, top + 1), (x + 8, top + size / 2), (x, top + size - 1)], INK, class_="to-move"))

@@ -1,0 +1,88 @@
+"""People in seats: `human` in the terminal (numbers or notation, a wrong answer asked
+again, The Tree's other hands hidden) plays whole games recorded like any bot's; the
+`human-web` seat's page answers with the position and takes a click's action."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import trio
+
+from arena.games import get_game
+from arena.people.seat import SeatView
+from arena.people.terminal import pick
+from arena.people.web import WebPerson
+from arena.records.files import read_record_file
+from arena.records.replay import verify
+from arena.web.server import Request
+
+
+def play_in_terminal(tmp_path: Path, game: str, answers: str, *more: str) -> tuple[subprocess.CompletedProcess[str],
+                                                                                   Path]:
+    out = tmp_path / "g.pgn"
+    done = subprocess.run([sys.executable, "-m", "arena", "play", game, "human", "random", "--seed", "3",
+                           "--out", str(out), *more], input=answers, capture_output=True, text=True, timeout=120)
+    return done, out
+
+
+def test_pick_takes_a_number_or_the_action_written_out() -> None:
+    legal = ["1a2>a1", "2a2>a1", "Nc3"]
+    assert pick("2", legal) == "2a2>a1" and pick(" nc3 ", legal) == "Nc3" and pick("1a2>a1\n", legal) == "1a2>a1"
+    assert pick("4", legal) is None and pick("0", legal) is None and pick("a2", legal) is None
+
+
+def test_a_person_plays_btt_in_the_terminal(tmp_path: Path) -> None:
+    done, out = play_in_terminal(tmp_path, "btt", "nonsense\nNa1\n" + "1\n" * 40)
+    assert done.returncode == 0, done.stderr
+    assert "'nonsense' is not one of the" in done.stdout and "no undo" in done.stdout
+    record = read_record_file(out)[0]
+    assert record.plies[0].action == "Na1" and record.players == ["human", "random"]
+    assert verify(record) == [] and record.termination == "normal"
+    assert record.tags["TimeControl"] == "move=604800s / move=5s"  # no limit for the person, 5 s for the bot
+
+
+def test_a_person_in_the_terminal_sees_only_its_own_hand(tmp_path: Path) -> None:
+    done, out = play_in_terminal(tmp_path, "the-tree", "1\n" * 80)
+    assert done.returncode == 0, done.stderr
+    assert "(hidden)" in done.stdout and "face down" in done.stdout and "(top first)" not in done.stdout
+    assert verify(read_record_file(out)[0]) == []
+
+
+def test_a_person_who_leaves_loses_like_a_crashed_bot(tmp_path: Path) -> None:
+    done, out = play_in_terminal(tmp_path, "btt", "1\n1\n")
+    assert done.returncode == 0
+    record = read_record_file(out)[0]
+    assert record.termination == "crash" and record.ranks == (2, 1)
+    assert "the person left the game" in record.tags["TerminationDetail"]
+
+
+def test_the_web_seat_shows_the_position_and_plays_the_clicked_action() -> None:
+    async def main() -> None:
+        person = WebPerson()
+        state = get_game("btt").new_state(2, {})
+        view = SeatView("btt", 0, ["you", "bot"], state, state.legal_actions(), {}, None, None, {"move_ms": 5000})
+        async with trio.open_nursery() as nursery:
+            chosen: list[str] = []
+
+            async def ask() -> None:
+                chosen.append(await person.choose(view))
+
+            nursery.start_soon(ask)
+            await trio.sleep(0.01)
+            snapshot = person.snapshot()
+            assert snapshot["request"]["legal"] == state.legal_actions()
+            assert snapshot["film"]["names"] == ["you", "bot"] and snapshot["deadline_ms"] == 5000
+            request_id = snapshot["request"]["id"]
+            wrong = await person.app.routes["/api/action"](Request("POST", "/api/action", {}, b'{"action": 1}'))
+            assert wrong.status == 400
+            stale = f'{{"action": "Na1", "request": {request_id - 1}}}'.encode()
+            await person.app.routes["/api/action"](Request("POST", "/api/action", {}, stale))
+            await trio.sleep(0.01)
+            assert chosen == []  # an answer to another request is not played
+            fresh = f'{{"action": "Nb2", "request": {request_id}}}'.encode()
+            await person.app.routes["/api/action"](Request("POST", "/api/action", {}, fresh))
+        assert chosen == ["Nb2"]
+
+    trio.run(main)
