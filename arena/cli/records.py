@@ -51,7 +51,8 @@ def replay_command(
     ply: Annotated[int | None, typer.Option("--ply", "-k", min=0, help="Show only the board after this ply.")] = None,
     step: Annotated[bool, typer.Option("--step", help="Wait for Enter between turns.")] = False,
     level: Annotated[int | None, typer.Option(
-        "--level", min=0, help="Draw only this level (games built in levels, e.g. blox).")] = None,
+        "--level", min=0, help="Draw only this level (games built in levels, e.g. blox); with --html, the "
+        "highest level the page shows at first.")] = None,
     html: Annotated[Path | None, typer.Option(
         "--html", help="Write the game as one self-contained HTML page to step through (arrow keys, "
         "slider) instead of drawing it here.")] = None,

@@ -129,6 +129,7 @@ function table(headers, rows, numeric) {
 // ---- replay ----------------------------------------------------------------------------
 if (data.mode === "replay") {
   load(data.film);
+  if (data.level !== null && data.level !== undefined) { $("level").value = data.level; showLevel(); }
   const rows = Object.entries(data.tags).map(([k, v]) => [esc(k), esc(v)]);
   $("side").innerHTML = "<h2>Record</h2>" + table(["tag", "value"], rows, [false, false]);
   const p = plyFromHash();

@@ -16,8 +16,6 @@ def replay_page(record: GameRecord, level: int | None = None) -> str:
     `level` sets the highest level shown at first (games built in levels)."""
     film = record_film(record)
     data = film.to_json()
-    if level is not None and film.levels:
-        data["levels"] = film.levels
     name = get_game(record.game_id).name
     players = " v ".join(record.players)
     tags = record.tags
