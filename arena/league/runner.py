@@ -11,15 +11,14 @@ from datetime import UTC, datetime
 
 import trio
 
-from arena.errors import ArenaError
-from arena.games.base import State
 from arena.league.config import League
+from arena.league.executor import Executor, Job, LocalExecutor
 from arena.league.schedule import ScheduledGame, build_schedule, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay
 from arena.records.files import append_record
 from arena.records.record import Ply
-from arena.referee.match import MatchConfig, PlannedGame, play_match
+from arena.referee.match import MatchConfig, PlannedGame
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import derived_bot_seed
 from arena.referee.spec import BotSpec
@@ -34,7 +33,7 @@ class LeagueProgress:
     games: list[StoredGame]
     played_now: int = 0
     in_flight: int = 0
-    """Tables being played now."""
+    """Games being played now."""
     playing: set[int] = field(default_factory=set)
     """Schedule indices of the games under way (cut off by an interruption, they are
     replayed on resume)."""
@@ -74,10 +73,12 @@ def open_league(league: League) -> tuple[LeagueStore, list[ScheduledGame]]:
 
 
 class LeagueRunner:
-    """Runs the pending games of an opened league with `league.concurrency` tables at once."""
+    """Runs the pending games of an opened league through an executor (this machine,
+    `league.concurrency` tables at once, unless another is given: a cluster's), and
+    stores each game the moment it ends. It is the executor's GameSink."""
 
     def __init__(self, league: League, store: LeagueStore, schedule: list[ScheduledGame],
-                 on_change: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None, executor: Executor | None = None) -> None:
         self.league = league
         self.store = store
         finished = store.finished_indices()
@@ -88,10 +89,10 @@ class LeagueRunner:
         """Games voided by the arena's own errors too often: reported, not played."""
         self.progress = LeagueProgress(total=len(schedule), done=len(finished), games=store.games())
         self.on_change = on_change or (lambda: None)
+        self.executor: Executor = executor or LocalExecutor(league.concurrency)
         self.pgids: list[int] = []
         self.voided: list[tuple[ScheduledGame, GameOutcome]] = []
         """Games of this run stopped by the arena's own errors (played again next run)."""
-        self._stopped: ArenaError | None = None
         self.secret = store.secret
         self.under_way = GamesUnderWay(league.game.id, league.output)
         """The games in flight, ply by ply (the live page's boards)."""
@@ -99,19 +100,17 @@ class LeagueRunner:
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
         at once with a LeagueStoreError, the games stored so far intact."""
-        units = work_units(self.pending, self.league.seats, self.league.concurrency)
-        limiter = trio.CapacityLimiter(self.league.concurrency)
+        units = work_units(self.pending, self.league.seats, self.executor.slots())
+        jobs = [self.job(unit) for unit in units]
         async with trio.open_nursery() as beside:
             beside.start_soon(self.under_way.keep_file)
-            async with trio.open_nursery() as nursery:
-                self._nursery = nursery
-                for unit in units:
-                    nursery.start_soon(self._play_unit, unit, limiter)
-            beside.cancel_scope.cancel()
-        if self._stopped is not None:
-            raise self._stopped
+            try:
+                self.pgids.extend(await self.executor.play(jobs, self))
+            finally:
+                beside.cancel_scope.cancel()
 
-    def _specs(self, table: tuple[int, ...]) -> list[BotSpec]:
+    def specs(self, table: tuple[int, ...]) -> list[BotSpec]:
+        """The table's bots, each with its ARENA_BOT_SEED (from the league's secret)."""
         specs = []
         for bot in table:
             spec = self.league.bots[bot]
@@ -119,7 +118,8 @@ class LeagueRunner:
             specs.append(replace(spec, env=env))
         return specs
 
-    async def _play_unit(self, unit: list[ScheduledGame], limiter: trio.CapacityLimiter) -> None:
+    def job(self, unit: list[ScheduledGame]) -> Job:
+        """A run of one table's games as a job for the executor."""
         table = tuple(sorted(set(unit[0].seats)))
         plan = tuple(PlannedGame(tuple(table.index(b) for b in g.seats), g.seed, g.round) for g in unit)
         league = self.league
@@ -128,41 +128,25 @@ class LeagueRunner:
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
         )
+        return Job(unit, self.specs(table), config)
 
-        current: list[int] = []
+    # ---- the executor's sink -------------------------------------------------------------
 
-        async def starting(index: int) -> None:
-            game = unit[index]
-            self.progress.playing.add(game.index)
-            current[:] = [game.index]
-            self.under_way.begin(game.index, game.round, [league.bots[b].name for b in game.seats],
-                                 dict(league.options))
+    def starting(self, game: ScheduledGame) -> None:
+        league = self.league
+        self.progress.playing.add(game.index)
+        self.progress.in_flight = len(self.progress.playing)
+        self.under_way.begin(game.index, game.round, [league.bots[b].name for b in game.seats], dict(league.options))
+        self.on_change()
 
-        def watch(state: State, number: int, ply: Ply) -> None:
-            if current:
-                self.under_way.ply(current[0], ply)
+    def ply(self, game: ScheduledGame, ply: Ply) -> None:
+        self.under_way.ply(game.index, ply)
 
-        def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
-            self.progress.playing.discard(unit[index].index)
-            self.under_way.end(unit[index].index)
-            current.clear()
-            try:
-                self._finished(unit[index], outcome)
-            except ArenaError as exc:  # the store or the disk failed: stop the whole league
-                if self._stopped is None:
-                    self._stopped = exc
-                self._nursery.cancel_scope.cancel()
-                return True
-            return False
-
-        async with limiter:
-            self.progress.in_flight += 1
-            self.on_change()
-            try:
-                result = await play_match(config, self._specs(table), done, watch, before_game=starting)
-                self.pgids.extend(result.pgids)
-            finally:
-                self.progress.in_flight -= 1
+    def finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        self.progress.playing.discard(game.index)
+        self.progress.in_flight = len(self.progress.playing)
+        self.under_way.end(game.index)
+        self._finished(game, outcome)
 
     def _finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
         if outcome.void:

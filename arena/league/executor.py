@@ -1,0 +1,104 @@
+"""Who plays a league's games: the executor. The runner cuts the pending games into
+jobs (a table's bots and a run of its games, whole seat rotations) and hands them to
+an executor, which plays them and reports each game to the runner as it ends (and, in
+one process, each ply for the live page). Two executors: `LocalExecutor` plays on this
+machine with `league.concurrency` tables at once; the Dask one (arena.cluster) spreads
+the jobs over a cluster. The runner does not know which it has."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol
+
+import trio
+
+from arena.errors import ArenaError
+from arena.games.base import State
+from arena.league.schedule import ScheduledGame
+from arena.records.record import Ply
+from arena.referee.match import MatchConfig, play_match
+from arena.referee.outcome import GameOutcome
+from arena.referee.spec import BotSpec
+
+
+@dataclass(frozen=True)
+class Job:
+    """A run of one table's games: the bots (league order, each with its seed) and a
+    match config whose plan seats them game by game."""
+
+    games: list[ScheduledGame]
+    specs: list[BotSpec]
+    config: MatchConfig
+
+
+class GameSink(Protocol):
+    """The runner as an executor sees it."""
+
+    def starting(self, game: ScheduledGame) -> None:
+        """A game begins (its bots are up)."""
+
+    def ply(self, game: ScheduledGame, ply: Ply) -> None:
+        """A ply of a game under way (executors that can see plies call it)."""
+
+    def finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        """A game ended: store it. Raises ArenaError when the store fails, which stops
+        the whole league."""
+
+
+class Executor(Protocol):
+    """Plays jobs and reports their games to a sink."""
+
+    def slots(self) -> int:
+        """How many jobs it plays at once (the runner cuts the games into at least as
+        many jobs when it can)."""
+
+    async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
+        """Play every job; the process groups of the bots it started here (tests check
+        none is left). An ArenaError from the sink stops every job and is raised."""
+
+
+class LocalExecutor:
+    """Jobs played in this process, `concurrency` at a time."""
+
+    def __init__(self, concurrency: int) -> None:
+        self.concurrency = concurrency
+
+    def slots(self) -> int:
+        return self.concurrency
+
+    async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
+        limiter = trio.CapacityLimiter(self.concurrency)
+        pgids: list[int] = []
+        stopped: list[ArenaError] = []
+        async with trio.open_nursery() as nursery:
+            for job in jobs:
+                nursery.start_soon(self._one, job, sink, limiter, pgids, stopped, nursery.cancel_scope)
+        if stopped:
+            raise stopped[0]
+        return pgids
+
+    async def _one(self, job: Job, sink: GameSink, limiter: trio.CapacityLimiter, pgids: list[int],
+                   stopped: list[ArenaError], everything: trio.CancelScope) -> None:
+        current: list[ScheduledGame] = []
+
+        async def starting(index: int) -> None:
+            current[:] = [job.games[index]]
+            sink.starting(job.games[index])
+
+        def watch(state: State, number: int, ply: Ply) -> None:
+            if current:
+                sink.ply(current[0], ply)
+
+        def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
+            current.clear()
+            try:
+                sink.finished(job.games[index], outcome)
+            except ArenaError as exc:  # the store or the disk failed: stop the whole league
+                stopped.append(exc)
+                everything.cancel()
+                return True
+            return False
+
+        async with limiter:
+            result = await play_match(job.config, job.specs, done, watch, before_game=starting)
+            pgids.extend(result.pgids)
