@@ -95,7 +95,8 @@ def test_league_defaults(tmp_path: Path) -> None:
     assert league.seats == 2 and league.games_per_pairing == 2
     assert league.output == tmp_path / "league"
     assert league.bots[1].env == {"DEPTH": "2"}
-    assert league.bots[1].cwd == str(tmp_path.resolve())
+    # A shipped bot runs in its own folder (its sandbox never shows the league's).
+    assert league.bots[1].cwd is not None and Path(league.bots[1].cwd, "btt_greedy.py").is_file()
     assert league.time_control.per_move_s == 5.0
 
 

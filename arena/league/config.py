@@ -357,4 +357,5 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
         spec = resolve_bot(entry.command, game.id, cwd)
     except BotNameError as exc:
         raise LeagueFileError(f"{key}.command: {exc}") from None
-    return BotSpec(entry.name, spec.command, str(cwd), dict(entry.env))
+    # A shipped bot keeps its own folder: its sandbox never shows the league's folder.
+    return BotSpec(entry.name, spec.command, spec.cwd or str(cwd), dict(entry.env))
