@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.live import Live
@@ -16,6 +16,10 @@ from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
 from arena.league.runner import LeagueRunner, open_league
+from arena.league.store import LeagueStore
+
+if TYPE_CHECKING:
+    from arena.cluster.executor import DaskExecutor
 from arena.league.standings import compute_standings, rich_tables, to_csv, to_json, to_markdown
 
 league_app = typer.Typer(
@@ -45,14 +49,23 @@ def run_command(
         help="Serve a live page of the league (standings, boards of the games under way, faults, every finished "
         "game's replay) on this port while it runs (0: a free port).")] = None,
     host: HostArg = "127.0.0.1",
+    cluster: Annotated[str | None, typer.Option(
+        "--cluster", metavar="ADDRESS",
+        help="Play the games on a Dask cluster: its scheduler file (`dask scheduler --scheduler-file FILE`), "
+        "tcp://HOST:PORT, or local:N for N worker processes on this machine (see docs/cluster.md). Default: the "
+        "league file's [cluster] address, else this machine.")] = None,
 ) -> None:
     """Run (or resume) the league: every scheduled game not yet stored is played.
 
     Stop it any way you like; running the same command again resumes without
     replaying or losing a finished game. With --serve the league's progress is a page
-    in the browser too (read-only); `arena serve` shows it from another terminal."""
+    in the browser too (read-only); `arena serve` shows it from another terminal.
+    With --cluster the games are played by the workers of a Dask cluster, and stored
+    here as they end."""
     league = load(path)
     page = (host, serve) if serve is not None else None
+    if cluster is not None:
+        league.cluster = cluster
     unfinished = run_league(league, quiet, resume_hint=f"arena league run {path}", page=page)
     print_tables(league, "table")
     if unfinished:
@@ -81,6 +94,9 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
         return _unfinished(league, runner)
     if progress.done:
         console.print(f"resuming {league.name}: {progress.done} of {progress.total} games already played")
+    executor = _executor(league, store)
+    if executor is not None:
+        runner.executor = executor
     live_view = console.is_terminal and not quiet
     if not live_view and not quiet:
         printed = [progress.news]
@@ -111,7 +127,29 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
                    f"fix it and run `{resume_hint}` to resume") from None
     finally:
         store.close()
+        if executor is not None:
+            executor.close()
     return _unfinished(league, runner)
+
+
+def _executor(league: League, store: LeagueStore) -> DaskExecutor | None:
+    """The cluster that plays the league, connected, when the league has one."""
+    if league.cluster is None:
+        return None
+    from arena.cluster.executor import DaskExecutor, check_folders
+
+    leave_out = (league.output.resolve(),)
+    try:
+        check_folders(league.bots, leave_out, league.max_folder_mb)
+        executor = DaskExecutor(league.cluster, leave_out)
+        console.print(f"connecting to the Dask cluster {league.cluster} ...", highlight=False)
+        executor.connect()
+    except ArenaError as exc:
+        store.close()
+        raise fail(str(exc)) from None
+    console.print(f"the cluster has {executor.threads()} worker thread(s): {executor.threads()} games at once",
+                  highlight=False)
+    return executor
 
 
 def _served(league: League, runner: LeagueRunner, host: str, port: int) -> Callable[[], Awaitable[None]]:

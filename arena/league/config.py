@@ -58,6 +58,11 @@ class LimitsSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     scratch_mb: int | None = None
 
 
+class ClusterSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    address: str | None = None
+    max_folder_mb: int = 200
+
+
 class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     name: str
     game: str
@@ -74,6 +79,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     time: TimeSection = TimeSection()
     limits: LimitsSection = LimitsSection()
     sandbox: bool = True
+    cluster: ClusterSection = ClusterSection()
 
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -113,6 +119,11 @@ class League:
     limits: Limits = Limits()
     source: Path | None = None
     warnings: list[str] = field(default_factory=list)
+    cluster: str | None = None
+    """The Dask cluster that plays the games (scheduler file, tcp://host:port or
+    local:N); None: this machine."""
+    max_folder_mb: int = 200
+    """The largest bot folder a cluster ships to its workers."""
 
     @property
     def database(self) -> Path:
@@ -203,6 +214,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         raise LeagueFileError("name: empty; give the league a name")
     _check_range("seed", raw.seed, 0, MAX_SEED)
     _check_range("infrastructure_retries", raw.infrastructure_retries, 0, 100)
+    _check_range("cluster.max_folder_mb", raw.cluster.max_folder_mb, 1, 100_000, " (MB)")
     if raw.output is not None:
         _check_text("output", raw.output)
     if raw.schedule == "gauntlet" and raw.gauntlet is None:
@@ -261,6 +273,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         schedule=raw.schedule, gauntlet=gauntlet, concurrency=concurrency, seed=raw.seed, output=output,
         infrastructure_retries=raw.infrastructure_retries,
         time_control=time_control, timing=timing, limits=limits, source=source,
+        cluster=_cluster_address(raw.cluster.address, base), max_folder_mb=raw.cluster.max_folder_mb,
     )
     cores = default_concurrency()
     if concurrency > cores:
@@ -286,6 +299,16 @@ def _limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> Limits:
         _check_range(f"{key}.scratch_mb", given.scratch_mb, 1, 1 << 20, " (MiB)")
         base = replace(base, scratch_bytes=given.scratch_mb << 20)
     return base
+
+
+def _cluster_address(address: str | None, base: Path) -> str | None:
+    """The [cluster] address, a scheduler file taken relative to the league file."""
+    if address is None:
+        return None
+    _check_text("cluster.address", address)
+    if address.startswith("local:") or "://" in address:
+        return address
+    return str((base / address).resolve())
 
 
 def _table_count(bots: int, seats: int, schedule: str) -> int:

@@ -48,9 +48,9 @@ class GameSink(Protocol):
 class Executor(Protocol):
     """Plays jobs and reports their games to a sink."""
 
-    def slots(self) -> int:
-        """How many jobs it plays at once (the runner cuts the games into at least as
-        many jobs when it can)."""
+    def wanted_jobs(self) -> int:
+        """Into how many jobs the runner should cut the games, at least, when it can
+        (as many as it plays at once, or more to spread the work)."""
 
     async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
         """Play every job; the process groups of the bots it started here (tests check
@@ -63,7 +63,7 @@ class LocalExecutor:
     def __init__(self, concurrency: int) -> None:
         self.concurrency = concurrency
 
-    def slots(self) -> int:
+    def wanted_jobs(self) -> int:
         return self.concurrency
 
     async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:

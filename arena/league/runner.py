@@ -100,7 +100,7 @@ class LeagueRunner:
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
         at once with a LeagueStoreError, the games stored so far intact."""
-        units = work_units(self.pending, self.league.seats, self.executor.slots())
+        units = work_units(self.pending, self.league.seats, self.executor.wanted_jobs())
         jobs = [self.job(unit) for unit in units]
         async with trio.open_nursery() as beside:
             beside.start_soon(self.under_way.keep_file)

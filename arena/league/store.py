@@ -32,6 +32,7 @@ from arena.files import FolderError, writable_folder
 from arena.league.schedule import ScheduledGame
 from arena.records.record import GameRecord
 from arena.records.writer import write_record
+from arena.referee.seeds import SECRET_ENV
 
 TABLES = {
     "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -285,6 +286,19 @@ def _has_content(path: Path) -> bool:
         return False
 
 
+def new_league_secret() -> bytes:
+    """A new league's secret key: random, unless $ARENA_SECRET gives one (hex), so that
+    the same league file and seeds deal the same games in a new database (to compare
+    two runs, or to replay a league on another machine)."""
+    given = os.environ.get(SECRET_ENV)
+    if given:
+        try:
+            return bytes.fromhex(given)
+        except ValueError:
+            return given.encode()
+    return secrets.token_bytes(32)
+
+
 def _create(path: Path, identity: dict[str, object], schedule: list[ScheduledGame]) -> None:
     """Build a new league's database under a temporary name and rename it into place, so
     `path` is either absent or complete."""
@@ -300,7 +314,7 @@ def _create(path: Path, identity: dict[str, object], schedule: list[ScheduledGam
                 db.execute(statement)
             db.execute("INSERT INTO meta VALUES ('identity', ?)", (json.dumps(identity, sort_keys=True),))
             db.execute("INSERT INTO meta VALUES ('created', ?)", (_now(),))
-            db.execute("INSERT INTO meta VALUES ('secret', ?)", (secrets.token_hex(32),))
+            db.execute("INSERT INTO meta VALUES ('secret', ?)", (new_league_secret().hex(),))
             db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", [
                 (g.index, g.table, json.dumps(g.seats), g.seed, g.round) for g in schedule])
             db.execute("COMMIT")

@@ -1,0 +1,233 @@
+"""The Dask executor: a league's jobs played by the workers of a Dask cluster.
+
+Each job becomes a work unit, submitted as one Dask task; the worker playing it puts
+each game's report on a queue of this run (a `distributed.Queue`, named after the
+run, so the results of an earlier run's tasks that finish late are never read), and
+this side stores each game the moment its report arrives. Dask already plays a task
+again on another worker when its worker dies; if it gives up (the task's workers died
+too often), the games not yet reported are submitted again as a new task. A game
+reported twice (a task played again after some of its games arrived) is stored once:
+the store keeps the first. Bot folders travel once, packed and named by their hash;
+shipped bots come with the arena on every worker."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+import trio
+
+from arena.cluster.reports import outcome
+from arena.cluster.units import MAX_FOLDER_MB, PackageError, folder_size, pack_folder, shipped_root, work_unit
+from arena.errors import ArenaError
+from arena.league.executor import GameSink, Job
+from arena.league.schedule import ScheduledGame
+from arena.referee.spec import BotSpec
+
+RESUBMISSIONS = 5
+"""How many times the games of one job are submitted again after Dask gave up on them."""
+POLL_S = 0.05
+LATE_S = 5.0
+"""How long the reports of a finished task may take to be read before its missing
+games are played again."""
+CONNECT_S = 30.0
+
+
+class ClusterError(ArenaError):
+    """The cluster cannot be reached, has no worker, or failed to play a job."""
+
+
+@dataclass
+class _Running:
+    """One job on the cluster: the games not yet stored and its current task."""
+
+    job: Job
+    left: dict[int, ScheduledGame]
+    future: Any = None
+    attempts: int = 0
+    packages: dict[Path, tuple[str, Any]] = field(default_factory=dict)
+    """Per bot folder: its package name and the cluster's future of its bytes."""
+
+
+def bot_folders(specs: list[BotSpec]) -> list[Path]:
+    """The folders to ship: every bot's that is not one of the arena's shipped bots."""
+    root = shipped_root()
+    folders = []
+    for spec in specs:
+        folder = Path(spec.cwd).resolve() if spec.cwd else Path.cwd().resolve()
+        if folder != root and root not in folder.parents and folder not in folders:
+            folders.append(folder)
+    return folders
+
+
+def check_folders(specs: list[BotSpec], leave_out: tuple[Path, ...], max_mb: int = MAX_FOLDER_MB) -> None:
+    """Before the league starts: every folder to ship is at most `max_mb` MB."""
+    for spec in specs:
+        for folder in bot_folders([spec]):
+            size = folder_size(folder, leave_out)
+            if size > max_mb << 20:
+                raise PackageError(
+                    f"bot {spec.name}: its folder {folder} holds {size >> 20} MB, and a cluster ships at most "
+                    f"{max_mb} MB of a bot's folder to its workers. Give the bot a folder of its own with only "
+                    "what it needs (cwd in the league file), or raise [cluster] max_folder_mb")
+
+
+class DaskExecutor:
+    """Plays jobs on the Dask cluster at `address`: a scheduler file, `tcp://host:port`,
+    or `local:N` (a cluster of N worker processes started here, and stopped after)."""
+
+    def __init__(self, address: str, leave_out: tuple[Path, ...] = (), quiet_logs: bool = True) -> None:
+        self.address = address
+        self.leave_out = leave_out
+        self.client: Any = None
+        self.cluster: Any = None
+        self.run_id = uuid.uuid4().hex[:12]
+        if quiet_logs:
+            for name in ("distributed", "tornado", "asyncio"):
+                logging.getLogger(name).setLevel(logging.ERROR)
+
+    # ---- connecting ----------------------------------------------------------------------
+
+    def connect(self) -> None:
+        """Reach the scheduler (or start the local cluster) and wait for a worker."""
+        from distributed import Client, LocalCluster
+
+        try:
+            if self.address.startswith("local:"):
+                count = int(self.address.split(":", 1)[1])
+                if not 1 <= count <= 256:
+                    raise ValueError
+                self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, death_timeout=5)
+                self.client = Client(self.cluster)
+            elif "://" in self.address:
+                self.client = Client(self.address, timeout=CONNECT_S)
+            else:
+                if not Path(self.address).is_file():
+                    raise ClusterError(f"--cluster {self.address}: no such scheduler file; start the scheduler with "
+                                       f"`dask scheduler --scheduler-file {self.address}`, or give tcp://HOST:PORT "
+                                       "or local:N")
+                self.client = Client(scheduler_file=self.address, timeout=CONNECT_S)
+            self.client.wait_for_workers(1, timeout=CONNECT_S)
+        except ClusterError:
+            self.close()
+            raise
+        except ValueError:
+            self.close()
+            raise ClusterError(f"--cluster {self.address}: write local:N with N from 1 to 256") from None
+        except Exception as exc:  # OSError, TimeoutError and Dask's own: all mean "cannot reach it"
+            self.close()
+            raise ClusterError(f"cannot use the Dask cluster at {self.address} ({type(exc).__name__}: {exc}); is "
+                               "`dask scheduler` running there, with at least one `dask worker` joined?") from None
+
+    def threads(self) -> int:
+        """The worker threads of the cluster: the games it plays at once."""
+        return max(1, sum(self.client.nthreads().values())) if self.client is not None else 1
+
+    def wanted_jobs(self) -> int:
+        return 4 * self.threads()  # smaller jobs: work spread evenly, little replayed when a worker dies
+
+    def close(self) -> None:
+        for thing in (self.client, self.cluster):
+            if thing is not None:
+                try:
+                    thing.close()
+                except Exception:  # noqa: BLE001 - closing a broken connection may raise anything
+                    pass
+        self.client = self.cluster = None
+
+    # ---- playing -------------------------------------------------------------------------
+
+    async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
+        if self.client is None:
+            await trio.to_thread.run_sync(self.connect)
+        packages = await trio.to_thread.run_sync(self._scatter_packages, jobs)
+        from distributed import Queue
+
+        queue = await trio.to_thread.run_sync(lambda: Queue(f"arena-{self.run_id}", client=self.client))
+        running = {f"arena-{self.run_id}-{k}": _Running(job, {g.index: g for g in job.games})
+                   for k, job in enumerate(jobs)}
+        try:
+            for key, item in running.items():
+                item.packages = packages
+                await self._submit(key, item)
+            await self._collect(running, queue, sink)
+        finally:
+            futures = [item.future for item in running.values() if item.future is not None]
+            if futures and self.client is not None:
+                client = self.client
+                await trio.to_thread.run_sync(lambda: client.cancel(futures))
+        return []
+
+    def _scatter_packages(self, jobs: list[Job]) -> dict[Path, tuple[str, Any]]:
+        """Pack each bot folder once and hand it to the cluster (it reaches a worker
+        with the first task that needs it there)."""
+        out: dict[Path, tuple[str, Any]] = {}
+        for job in jobs:
+            for folder in bot_folders(job.specs):
+                if folder not in out:
+                    name, data = pack_folder(folder, self.leave_out)
+                    out[folder] = (name, self.client.scatter(data, hash=False))
+        return out
+
+    async def _submit(self, key: str, item: _Running) -> None:
+        from arena.cluster.worker import run_unit
+
+        job = item.job
+        if len(item.left) < len(job.games):  # only the games not reported yet
+            plan = job.config.plan or ()
+            keep = [i for i, g in enumerate(job.games) if g.index in item.left]
+            job = Job([job.games[i] for i in keep], job.specs,
+                      replace(job.config, plan=tuple(plan[i] for i in keep), games=len(keep)))
+        names = {folder: name for folder, (name, _) in item.packages.items()}
+        unit = work_unit(f"{key}-{item.attempts}", job, names)
+        folders = bot_folders(job.specs)
+        needed = {name: future for folder, (name, future) in item.packages.items() if folder in folders}
+        client = self.client
+        submit: Callable[[], Any] = lambda: client.submit(  # noqa: E731
+            run_unit, unit, needed, f"arena-{self.run_id}", key=unit.key, pure=False)
+        item.future = await trio.to_thread.run_sync(submit)
+        item.attempts += 1
+
+    async def _collect(self, running: dict[str, _Running], queue: Any, sink: GameSink) -> None:
+        """Store each report as it arrives; submit again what Dask gave up on, and what
+        a finished task never reported."""
+        where = {index: item for item in running.values() for index in item.left}
+        finished_at: dict[str, float] = {}
+
+        async def store() -> bool:
+            reports = await trio.to_thread.run_sync(lambda: queue.get(batch=True))
+            for data in reports:
+                item = where.get(int(data["index"]))
+                game = item.left.pop(int(data["index"]), None) if item is not None else None
+                if game is not None:  # else: reported before (a task played again)
+                    sink.finished(game, outcome(data))
+            return bool(reports)
+
+        while any(item.left for item in running.values()):
+            got = await store()
+            now = trio.current_time()
+            for key, item in running.items():
+                status = item.future.status if item.left and item.future is not None else None
+                if status in ("error", "cancelled", "lost"):
+                    await self._retry(key, item)
+                elif status == "finished":
+                    # Its reports were put on the queue before it finished: give them a
+                    # moment to be read, then play the missing games again.
+                    if now - finished_at.setdefault(key, now) > LATE_S:
+                        finished_at.pop(key)
+                        await self._submit(key, item)
+            if not got:
+                await trio.sleep(POLL_S)
+
+    async def _retry(self, key: str, item: _Running) -> None:
+        if item.attempts > RESUBMISSIONS:
+            error = await trio.to_thread.run_sync(item.future.exception)
+            raise ClusterError(f"the cluster failed to play {len(item.left)} game(s) after {item.attempts} tries "
+                               f"({type(error).__name__}: {str(error)[:300]}); the games stored so far are kept: "
+                               "check the workers and run the league again to resume")
+        await self._submit(key, item)

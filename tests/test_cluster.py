@@ -1,0 +1,277 @@
+"""Leagues over a Dask cluster: the same stored games as on one machine; a worker killed
+mid-league costs only time (every game stored once, no fault); the league command
+killed with SIGKILL resumes; a bot's folder reaches a worker that cannot see it; and
+the commands a user types (`dask scheduler`, `dask worker`, `arena league run
+--cluster FILE`) work together."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.records.files import read_record_file
+from arena.records.writer import write_record
+from arena.referee.process import process_table
+from arena.referee.sandbox import find_bwrap
+
+FIRST = """
+import json, sys, time
+pause = float(sys.argv[1]) if len(sys.argv) > 1 else 0.0
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "first"}), flush=True)
+    elif message["type"] == "request":
+        time.sleep(pause)
+        print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
+    elif message["type"] == "quit":
+        break
+"""
+LAST = FIRST.replace('message["legal"][0]', 'message["legal"][-1]').replace('"first"', '"last"')
+
+
+def write_league(folder: Path, games: int = 4, pause: float = 0.0, extra: str = "") -> Path:
+    """A 3-bot league of The Tree (deals: chance on the workers) between deterministic
+    bots, two of them in a folder of their own that must travel to the workers."""
+    bots = folder / "mybots"
+    bots.mkdir(exist_ok=True)
+    (bots / "first.py").write_text(FIRST)
+    (bots / "last.py").write_text(LAST)
+    path = folder / "night.toml"
+    path.write_text(f"""
+name = "night"
+game = "the-tree"
+games_per_pairing = {games}
+concurrency = 2
+{extra}
+[time]
+per_move = "5s"
+[[bots]]
+name = "first"
+command = ["first.py", "{pause}"]
+cwd = "mybots"
+[[bots]]
+name = "last"
+command = ["last.py", "{pause}"]
+cwd = "mybots"
+[[bots]]
+name = "greedy"
+command = "greedy"
+""")
+    return path
+
+
+def stripped_records(path: Path) -> dict[str, str]:
+    """Each game's record by round, without its move comments (thinking times differ
+    from run to run; everything else must not)."""
+    return {r.tags["Round"]: re.sub(r" ?\{[^}]*\}", "", write_record(r)) for r in read_record_file(path)}
+
+
+def stored(database: Path) -> tuple[int, int, list[str]]:
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+        games = db.execute("SELECT COUNT(*) FROM games").fetchone()[0]
+        scheduled = db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0]
+        faults = [f for (f,) in db.execute("SELECT faults FROM games") if f != "[]"]
+    return games, scheduled, faults
+
+
+def descendants(root: int) -> list[int]:
+    table = process_table()
+    children: dict[int, list[int]] = {}
+    for pid, (parent, _) in table.items():
+        children.setdefault(parent, []).append(pid)
+    out, stack = [], [root]
+    while stack:
+        for child in children.get(stack.pop(), []):
+            out.append(child)
+            stack.append(child)
+    return out
+
+
+def alive(pids: list[int]) -> list[int]:
+    """Those of `pids` still running; zombies we adopted (this test process may be a
+    subreaper) are reaped on the way."""
+    running = []
+    for pid in pids:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if state == b"Z":
+            try:
+                os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                pass
+            continue
+        running.append(pid)
+    return running
+
+
+def command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+    except OSError:
+        return ""
+
+
+@pytest.fixture
+def secret(monkeypatch: pytest.MonkeyPatch) -> str:
+    monkeypatch.setenv("ARENA_SECRET", "0123456789abcdef")
+    return "0123456789abcdef"
+
+
+def test_a_cluster_stores_the_same_games_as_one_machine(tmp_path: Path, secret: str) -> None:
+    here, there = tmp_path / "here", tmp_path / "there"
+    here.mkdir()
+    there.mkdir()
+    runner = CliRunner()
+    local = runner.invoke(app, ["league", "run", str(write_league(here)), "-q"])
+    assert local.exit_code == 0, local.output
+    cluster = runner.invoke(app, ["league", "run", str(write_league(there)), "-q", "--cluster", "local:2"])
+    assert cluster.exit_code == 0, cluster.output
+    assert "worker thread(s)" in cluster.output
+    one, many = stripped_records(here / "night" / "league.pgn"), stripped_records(there / "night" / "league.pgn")
+    assert len(one) == 12 and one == many
+    assert runner.invoke(app, ["verify", str(there / "night" / "league.pgn")]).exit_code == 0
+
+
+def _run_league(folder: Path, *more: str) -> subprocess.Popen[str]:
+    return subprocess.Popen([sys.executable, "-m", "arena", "league", "run", "night.toml", "-q", *more], cwd=folder,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+
+
+def _wait_for(condition: object, seconds: float = 60) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return True
+        time.sleep(0.05)
+    return False
+
+
+def test_a_worker_killed_mid_league_costs_only_time(tmp_path: Path, secret: str) -> None:
+    write_league(tmp_path, games=6, pause=0.02)
+    league = _run_league(tmp_path, "--cluster", "local:2")
+    try:
+        def playing() -> list[int]:
+            return [p for p in descendants(league.pid) if "arena.cluster.play_unit" in command_line(p)]
+
+        assert _wait_for(lambda: playing() and (tmp_path / "night" / "league.sqlite").exists())
+        assert _wait_for(lambda: stored(tmp_path / "night" / "league.sqlite")[0] >= 2)
+        worker = process_table()[playing()[0]][0]  # the worker process that runs the unit
+        os.kill(worker, signal.SIGKILL)
+        output, _ = league.communicate(timeout=120)
+    finally:
+        league.kill()
+    assert league.returncode == 0, output
+    games, scheduled, faults = stored(tmp_path / "night" / "league.sqlite")
+    assert games == scheduled == 18 and faults == []
+    records = read_record_file(tmp_path / "night" / "league.pgn")
+    assert sorted(r.tags["Round"] for r in records) == sorted({r.tags["Round"] for r in records})  # each once
+
+
+def test_the_league_command_killed_with_sigkill_resumes(tmp_path: Path, secret: str) -> None:
+    write_league(tmp_path, games=6, pause=0.02)
+    league = _run_league(tmp_path, "--cluster", "local:2")
+    database = tmp_path / "night" / "league.sqlite"
+    assert _wait_for(lambda: database.exists() and stored(database)[0] >= 3)
+    family = descendants(league.pid)
+    os.kill(league.pid, signal.SIGKILL)
+    league.communicate()
+    # Its workers, their unit processes and the bots end without it.
+    assert _wait_for(lambda: not alive(family), 30), [command_line(p) for p in alive(family)]
+    before = stored(database)[0]
+    resumed = _run_league(tmp_path, "--cluster", "local:2")
+    output, _ = resumed.communicate(timeout=120)
+    assert resumed.returncode == 0, output
+    assert f"resuming night: {before} of 18" in output
+    games, scheduled, faults = stored(database)
+    assert games == scheduled == 18 and faults == []
+    assert len(read_record_file(tmp_path / "night" / "league.pgn")) == 18
+
+
+@pytest.fixture
+def dask_cluster(tmp_path: Path) -> Iterator[tuple[Path, list[subprocess.Popen[bytes]]]]:
+    """`dask scheduler` and two `dask worker`s on 127.0.0.1, each in a folder of its own;
+    the second cannot see the league's folder at all (a bubblewrap mount namespace
+    hides it), so the bots' folder can only reach it as a package."""
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
+    assert dask is not None
+    scheduler_file = tmp_path / "cluster.json"
+    league_folder = tmp_path / "league"
+    league_folder.mkdir()
+    started: list[subprocess.Popen[bytes]] = []
+    quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+    try:
+        started.append(subprocess.Popen([dask, "scheduler", "--scheduler-file", str(scheduler_file), "--host",
+                                         "127.0.0.1", "--port", "0", "--dashboard-address", ":0"], **quiet))  # type: ignore[call-overload]
+        assert _wait_for(scheduler_file.exists, 30)
+        for k in range(2):
+            home = tmp_path / f"worker-{k}"
+            home.mkdir()
+            worker = [dask, "worker", "--scheduler-file", str(scheduler_file), "--nworkers", "1", "--nthreads", "1",
+                      "--host", "127.0.0.1", "--no-dashboard", "--local-directory", str(home)]
+            env = {**os.environ, "ARENA_CACHE": str(home / "cache")}
+            bwrap = find_bwrap()
+            if k == 1 and bwrap is not None:
+                worker = [bwrap, "--dev-bind", "/", "/", "--tmpfs", str(league_folder), "--die-with-parent", "--",
+                          *worker]
+            started.append(subprocess.Popen(worker, cwd=home, env=env, **quiet))  # type: ignore[call-overload]
+        yield scheduler_file, started
+    finally:
+        for process in reversed(started):
+            process.terminate()
+        for process in reversed(started):
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+
+
+def test_dask_scheduler_and_workers_play_a_league_from_its_scheduler_file(
+        tmp_path: Path, secret: str, dask_cluster: tuple[Path, list[subprocess.Popen[bytes]]]) -> None:
+    scheduler_file, processes = dask_cluster
+    folder = tmp_path / "league"
+    write_league(folder, games=4, extra=f'[cluster]\naddress = "{scheduler_file}"\n')
+    league = subprocess.run([sys.executable, "-m", "arena", "league", "run", "night.toml", "-q"], cwd=folder,
+                            capture_output=True, text=True, timeout=180)
+    assert league.returncode == 0, league.stdout + league.stderr
+    assert "2 worker thread(s)" in league.stdout
+    games, scheduled, faults = stored(folder / "night" / "league.sqlite")
+    assert games == scheduled == 12 and faults == []
+    # The worker that cannot see the league's folder played from the package it was sent.
+    unpacked = list((tmp_path / "worker-1" / "cache" / "bots").glob("sha256-*"))
+    assert len(unpacked) == 1 and (unpacked[0] / "first.py").read_text() == FIRST
+    assert all(p.poll() is None for p in processes)  # the cluster outlives the league
+
+
+def test_a_bot_folder_too_big_to_ship_is_refused_before_the_league_starts(tmp_path: Path) -> None:
+    path = write_league(tmp_path, extra="[cluster]\naddress = \"local:1\"\nmax_folder_mb = 1\n")
+    (tmp_path / "mybots" / "weights.bin").write_bytes(b"\0" * (2 << 20))
+    result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    assert result.exit_code == 2
+    text = " ".join(result.output.split())
+    assert "holds 2 MB" in text and "at most 1 MB" in text and "max_folder_mb" in text
+    assert not (tmp_path / "night" / "league.pgn").exists() or (tmp_path / "night" / "league.pgn").read_text() == ""
+
+
+def test_cluster_addresses_that_cannot_work_are_messages(tmp_path: Path) -> None:
+    path = write_league(tmp_path)
+    runner = CliRunner()
+    missing = runner.invoke(app, ["league", "run", str(path), "--cluster", str(tmp_path / "nope.json")])
+    assert missing.exit_code == 2 and "no such scheduler file" in " ".join(missing.output.split())
+    bad = runner.invoke(app, ["league", "run", str(path), "--cluster", "local:zero"])
+    assert bad.exit_code == 2 and "local:N" in bad.output
