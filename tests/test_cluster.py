@@ -229,6 +229,10 @@ def dask_cluster(tmp_path: Path) -> Iterator[tuple[Path, list[subprocess.Popen[b
                 worker = [bwrap, "--dev-bind", "/", "/", "--tmpfs", str(league_folder), "--die-with-parent", "--",
                           *worker]
             started.append(subprocess.Popen(worker, cwd=home, env=env, **quiet))  # type: ignore[call-overload]
+        from distributed import Client
+
+        with Client(scheduler_file=str(scheduler_file), timeout=30) as client:  # type: ignore[no-untyped-call]
+            client.wait_for_workers(2, timeout=60)
         yield scheduler_file, started
     finally:
         for process in reversed(started):
@@ -275,3 +279,40 @@ def test_cluster_addresses_that_cannot_work_are_messages(tmp_path: Path) -> None
     assert missing.exit_code == 2 and "no such scheduler file" in " ".join(missing.output.split())
     bad = runner.invoke(app, ["league", "run", str(path), "--cluster", "local:zero"])
     assert bad.exit_code == 2 and "local:N" in bad.output
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+def test_a_thousand_games_with_a_worker_killed_every_two_hundred(tmp_path: Path, secret: str) -> None:
+    bots = "".join(f'[[bots]]\nname = "random-{k}"\ncommand = "random"\n' for k in range(5))
+    league_file = ('name = "night"\ngame = "btt"\ngames_per_pairing = 100\nconcurrency = 2\n'
+                   f'[time]\nper_move = "5s"\n{bots}')
+    for name in ("cluster", "local"):
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "night.toml").write_text(league_file)
+    begin = time.monotonic()
+    league = _run_league(tmp_path / "cluster", "--cluster", "local:2")
+    database = tmp_path / "cluster" / "night" / "league.sqlite"
+    killed = 0
+    try:
+        for mark in (200, 400, 600, 800):
+            assert _wait_for(lambda mark=mark: database.exists() and stored(database)[0] >= mark, 600)
+            players = [p for p in descendants(league.pid) if "arena.cluster.play_unit" in command_line(p)]
+            if players:
+                os.kill(process_table()[players[0]][0], signal.SIGKILL)
+                killed += 1
+        output, _ = league.communicate(timeout=1200)
+    finally:
+        league.kill()
+    cluster_s = time.monotonic() - begin
+    assert league.returncode == 0, output
+    games, scheduled, faults = stored(database)
+    assert games == scheduled == 1000 and faults == [] and killed == 4
+    records = read_record_file(tmp_path / "cluster" / "night" / "league.pgn")
+    assert len(records) == 1000 and len({r.tags["Round"] for r in records}) == 1000
+    begin = time.monotonic()
+    local = _run_league(tmp_path / "local")
+    local.communicate(timeout=1200)
+    local_s = time.monotonic() - begin
+    print(f"1,000 games: cluster local:2 with 4 workers killed {1000 / cluster_s:.1f} games/s; "
+          f"local runner {1000 / local_s:.1f} games/s")

@@ -11,20 +11,24 @@ from arena.cli.common import (
     fail,
 )
 
-BENCH_PARTS = ("referee", "engines", "league")
+BENCH_PARTS = ("referee", "engines", "league", "cluster")
+DEFAULT_PARTS = ("referee", "engines", "league")
+"""What `arena bench` runs without --only (the cluster part starts a local cluster: ask for it)."""
 
 
 def bench_command(
     decisions: Annotated[int, typer.Option("--decisions", help="Decisions per referee measurement.")] = 4000,
     only: Annotated[list[str] | None, typer.Option(
-        "--only", help="Run only these parts (repeatable): referee, engines, league.")] = None,
+        "--only", help="Run only these parts (repeatable): referee, engines, league, cluster (a local Dask "
+        "cluster against the local runner; not run by default).")] = None,
     league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
 ) -> None:
     """Measure the arena: the referee's CPU and round trip per decision beside a raw
     pipe, decisions per second with 1, 8 and 32 games at once; every rules engine's
     random games per second and mid-game legal-action time; league games per second
-    at concurrency 1, 2 and 4 with the referee's share of CPU."""
-    parts = only or list(BENCH_PARTS)
+    at concurrency 1, 2 and 4 with the referee's share of CPU; with `--only cluster`,
+    a league on a local Dask cluster of 2 workers against the local runner."""
+    parts = only or list(DEFAULT_PARTS)
     for part in parts:
         if part not in BENCH_PARTS:
             raise fail(f"--only {part!r}: choose from {', '.join(BENCH_PARTS)}")
@@ -40,3 +44,7 @@ def bench_command(
         from arena.bench.league import league_table
 
         console.print(league_table(league_games + league_games % 2))
+    if "cluster" in parts:
+        from arena.bench.cluster import cluster_table
+
+        console.print(cluster_table(max(league_games, 24)))

@@ -86,6 +86,8 @@ class DaskExecutor:
         self.client: Any = None
         self.cluster: Any = None
         self.run_id = uuid.uuid4().hex[:12]
+        self._bytes: dict[str, bytes] = {}
+        """Each package's bytes, kept to hand them again to a cluster that lost them."""
         if quiet_logs:
             for name in ("distributed", "tornado", "asyncio"):
                 logging.getLogger(name).setLevel(logging.ERROR)
@@ -129,7 +131,7 @@ class DaskExecutor:
         return max(1, sum(self.client.nthreads().values())) if self.client is not None else 1
 
     def wanted_jobs(self) -> int:
-        return 4 * self.threads()  # smaller jobs: work spread evenly, little replayed when a worker dies
+        return 2 * self.threads()  # smaller jobs: work spread evenly, little replayed when a worker dies
 
     def close(self) -> None:
         for thing in (self.client, self.cluster):
@@ -171,8 +173,15 @@ class DaskExecutor:
             for folder in bot_folders(job.specs):
                 if folder not in out:
                     name, data = pack_folder(folder, self.leave_out)
+                    self._bytes[name] = data
                     out[folder] = (name, self.client.scatter(data, hash=False))
         return out
+
+    def _rescatter(self, packages: dict[Path, tuple[str, Any]]) -> None:
+        """Hand the cluster again the packages it lost (they lived on a worker that died)."""
+        for folder, (name, future) in list(packages.items()):
+            if future.status != "finished":
+                packages[folder] = (name, self.client.scatter(self._bytes[name], hash=False))
 
     async def _submit(self, key: str, item: _Running) -> None:
         from arena.cluster.worker import run_unit
@@ -183,6 +192,7 @@ class DaskExecutor:
             keep = [i for i, g in enumerate(job.games) if g.index in item.left]
             job = Job([job.games[i] for i in keep], job.specs,
                       replace(job.config, plan=tuple(plan[i] for i in keep), games=len(keep)))
+        await trio.to_thread.run_sync(self._rescatter, item.packages)
         names = {folder: name for folder, (name, _) in item.packages.items()}
         unit = work_unit(f"{key}-{item.attempts}", job, names)
         folders = bot_folders(job.specs)
