@@ -53,6 +53,35 @@ def scheduler_task_cost(client: object, tasks: int = 2000) -> float:
     return (time.perf_counter() - begin) / tasks
 
 
+def queue_rate(client: object, reports: int = 1000) -> float:
+    """Game reports per second through a Dask queue (what each finished game costs the
+    scheduler): put by a task on a worker, taken here in batches."""
+    from distributed import Queue
+
+    from arena.records.writer import write_record
+
+    record = write_record(_random_record(1))
+    queue = Queue("arena-bench-queue", client=client)
+    begin = time.perf_counter()
+    future = client.submit(_put_reports, "arena-bench-queue", record, reports, pure=False)  # type: ignore[attr-defined]
+    taken = 0
+    while taken < reports:
+        taken += len(queue.get(batch=True)) or 0
+        if not taken:
+            time.sleep(0.001)
+    future.result()
+    return reports / (time.perf_counter() - begin)
+
+
+def _put_reports(name: str, record: str, count: int) -> int:
+    from distributed import Queue
+
+    queue = Queue(name)
+    for index in range(count):
+        queue.put({"index": index, "record": record})
+    return count
+
+
 def _random_record(seed: int) -> GameRecord:
     """A 2-seat BTT game of random actions, recorded as the referee records it."""
     game = get_game("btt")
@@ -104,6 +133,7 @@ def cluster_table(games: int = 240) -> Table:
         played, local_wall = _run(folder, "local", games, LocalExecutor(2))
         cluster.connect()
         task_cost = scheduler_task_cost(cluster.client)
+        reports = queue_rate(cluster.client)
         _, cluster_wall = _run(folder, "cluster", games, cluster)
         local_rate, cluster_rate = played / local_wall, played / cluster_wall
         table.add_row("local, concurrency 2", str(played), f"{local_wall:.1f} s", f"{local_rate:,.1f}", "1.00x")
@@ -112,7 +142,8 @@ def cluster_table(games: int = 240) -> Table:
         stores = store_rate(folder)
         table.caption = (f"cluster overhead {(cluster_wall - local_wall) / played * 1000:+.1f} ms a game; "
                          f"scheduler {task_cost * 1e6:,.0f} us a task (2,000 trivial tasks, {1 / task_cost:,.0f} "
-                         f"tasks/s); the coordinator stores {stores:,.0f} games/s (SQLite and records file); "
+                         f"tasks/s); {reports:,.0f} game reports/s through the queue; the coordinator stores "
+                         f"{stores:,.0f} games/s (SQLite and records file); "
                          "target: the cluster at 80% or more of the local games/s")
     finally:
         cluster.close()
