@@ -11,7 +11,7 @@ from typing import Final
 
 from arena.errors import excerpt
 from arena.records.record import GameRecord, Ply, RecordSyntaxError, ply_comment_fields, tag_value_problem
-from arena.records.syntax import ESCAPE_SEQ_RE, TURN_LIKE_RE, UNESCAPES, clean_comment
+from arena.records.syntax import ESCAPE_SEQ_RE, RESULT_MARKERS, TURN_LIKE_RE, UNESCAPES, clean_comment
 
 _TAG_HEAD_RE: Final = re.compile(r'\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]+(?=")')
 _QUOTED_RE: Final = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -45,6 +45,8 @@ class _GameBuilder:
     turn_pos: tuple[int, int] = (0, 0)
     turn_has_action: bool = True
     can_comment: bool = False
+    marker: str | None = None
+    """The game termination marker that ended the move text (PGN), if any."""
 
     def add_tag(self, name: str, value: str, line: int, column: int) -> None:
         if len(self.tags) >= MAX_TAGS:
@@ -57,7 +59,22 @@ class _GameBuilder:
         self.tags[name] = value
         self.tag_lines[name] = line
 
+    def end_with(self, marker: str, line: int, column: int) -> None:
+        """PGN's termination marker: the last token of the move text."""
+        self._check_not_ended(line, column)
+        self._check_turn_has_action()
+        result = self.tags.get("Result")
+        if result is not None and result != marker:
+            raise RecordSyntaxError(line, column, f"the move text ends with {marker} but the Result tag says {result}")
+        self.marker = marker
+        self.can_comment = False
+
+    def _check_not_ended(self, line: int, column: int) -> None:
+        if self.marker is not None:
+            raise RecordSyntaxError(line, column, f"text after the game's termination marker {self.marker}")
+
     def start_turn(self, number: int, line: int, column: int) -> None:
+        self._check_not_ended(line, column)
         self._check_turn_has_action()
         if number <= self.turn:
             raise RecordSyntaxError(line, column, f"turn number {number} after turn {self.turn}: "
@@ -68,6 +85,7 @@ class _GameBuilder:
         self.can_comment = False
 
     def add_action(self, action: str, chance: bool, line: int, column: int) -> None:
+        self._check_not_ended(line, column)
         if self.turn == 0:
             raise RecordSyntaxError(line, column, "the move text must start with a turn number such as '1.'")
         if len(self.plies) >= MAX_PLIES:
@@ -202,6 +220,8 @@ def _read_movetext_line(game: _GameBuilder, line: str, number: int) -> None:
             if len(digits) > 9:
                 raise RecordSyntaxError(number, column, f"turn number {digits[:12]}... is too large")
             game.start_turn(int(digits), number, column)
+        elif kind == "bare" and match.group("chance") is None and match.group("bare") in RESULT_MARKERS:
+            game.end_with(match.group("bare"), number, column)
         elif kind in ("quoted", "bare"):
             chance = match.group("chance") is not None
             action = _action(match, number)

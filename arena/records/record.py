@@ -16,13 +16,23 @@ from arena.errors import ArenaError, excerpt
 from protocol.messages import Info
 
 STANDARD_TAGS: Final = (
-    "Event", "Site", "Date", "Round", "Game", "Options", "Seats",
+    "Event", "Site", "Date", "Round", "White", "Black", "Result", "Game", "Options", "Seats",
     # Player0 .. PlayerN-1 go here, by seat number
     "Seed", "BotSeeds", "TimeControl", "Ranks", "Scores", "Termination", "TerminationDetail", "Plies",
 )
 """The writer's tag order; Player tags follow Seats, any other tag comes last."""
 
 _PLAYERS_AFTER: Final = "Seats"
+
+
+def pgn_result(ranks: tuple[int, ...] | None) -> str:
+    """The PGN Result of a game: 1-0, 0-1 or 1/2-1/2 for two seats, `*` otherwise (more
+    seats, or no result)."""
+    if ranks is None or len(ranks) != 2:
+        return "*"
+    if ranks[0] == ranks[1]:
+        return "1/2-1/2"
+    return "1-0" if ranks[0] < ranks[1] else "0-1"
 
 
 

@@ -14,7 +14,16 @@ from dataclasses import dataclass
 from arena.errors import ArenaError
 from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
-from arena.records.record import GameRecord, Ply, format_ranks, format_scores, parse_ranks, parse_scores, turn_numbers
+from arena.records.record import (
+    GameRecord,
+    Ply,
+    format_ranks,
+    format_scores,
+    parse_ranks,
+    parse_scores,
+    pgn_result,
+    turn_numbers,
+)
 from arena.termination import Termination
 
 __all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "turn_frames", "verify"]
@@ -157,6 +166,19 @@ def _check_result(record: GameRecord, state: State, problem: _Report) -> None:
         _check_normal_result(record, state, problem)
     else:
         _check_ranking(record, problem)
+    _check_pgn_result(record, problem)
+
+
+def _check_pgn_result(record: GameRecord, problem: _Report) -> None:
+    """The PGN Result tag, where there is one, says what the Ranks say."""
+    result = record.tags.get("Result")
+    try:
+        ranks = record.ranks
+    except ValueError:
+        return  # said already
+    if result is not None and ranks is not None and result not in ("*", pgn_result(ranks)):
+        problem(None, f"Result tag {result} does not match Ranks {record.tags['Ranks']} (it would be "
+                      f"{pgn_result(ranks)})")
 
 
 def _check_normal_result(record: GameRecord, state: State, problem: _Report) -> None:
@@ -198,3 +220,4 @@ def _check_ranking(record: GameRecord, problem: _Report) -> None:
         problem(None, f"Ranks tag {record.tags['Ranks']} is not a ranking of {seats} seats")
     if scores is not None and len(scores) != seats:
         problem(None, f"Scores tag {record.tags['Scores']} does not have {seats} scores")
+

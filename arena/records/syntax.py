@@ -15,6 +15,8 @@ ESCAPE_SEQ_RE: Final = re.compile(r"\\(x[0-9A-Fa-f]{2}|.)")
 TURN_LIKE_RE: Final = re.compile(r"\d+\.")
 NEEDS_QUOTES_RE: Final = re.compile(r'[\s"{}\x00-\x1f\x7f]')
 COMMENT_BAD_RE: Final = re.compile(r"[}\x00-\x1f\x7f]")
+RESULT_MARKERS: Final = ("1-0", "0-1", "1/2-1/2", "*")
+"""PGN's game termination markers: the Result tag's value, ending the move text."""
 
 
 def escape(text: str) -> str:
@@ -31,6 +33,7 @@ def needs_quotes(action: str) -> bool:
         or action[0] in "~[;"
         or NEEDS_QUOTES_RE.search(action) is not None
         or TURN_LIKE_RE.match(action) is not None
+        or action in RESULT_MARKERS
     )
 
 

@@ -8,7 +8,7 @@ from typing import Final
 
 from arena.errors import excerpt
 from arena.records.record import STANDARD_TAGS, GameRecord, Ply, tag_value_problem
-from arena.records.syntax import PLAYER_TAG_RE, TAG_NAME_RE, clean_comment, escape, needs_quotes
+from arena.records.syntax import PLAYER_TAG_RE, RESULT_MARKERS, TAG_NAME_RE, clean_comment, escape, needs_quotes
 
 LINE_WIDTH: Final = 79
 """Move text lines are wrapped to this width (a single longer token gets a line of its own)."""
@@ -21,7 +21,11 @@ def write_record(game: GameRecord) -> str:
     _check_tags(game.tags)
     lines = [f'[{name} "{escape(game.tags[name])}"]' for name in _ordered_tag_names(game.tags)]
     lines.append("")
-    lines.extend(_wrap(_movetext_units(game.plies)))
+    marker = game.tags.get("Result")
+    units = list(_movetext_units(game.plies))
+    if marker in RESULT_MARKERS:  # PGN's game termination marker ends the move text
+        units.append([marker])
+    lines.extend(_wrap(units))
     return "\n".join(lines) + "\n"
 
 

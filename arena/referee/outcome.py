@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from arena.games.base import Game, competition_ranks
-from arena.records.record import GameRecord, Ply, format_ranks, format_scores
+from arena.records.record import GameRecord, Ply, format_ranks, format_scores, pgn_result
 from arena.referee.faults import SeatFault
 from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
@@ -93,11 +93,18 @@ def fault_detail(faults: list[SeatFault], names: list[str]) -> str:
 
 def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores: tuple[float, ...] | None,
               termination: Termination, detail: str, plies: int) -> dict[str, str]:
-    """The record's tag pairs, in the standard order."""
+    """The record's tag pairs, in the standard order. PGN's Seven Tag Roster is always
+    there (Site is "?", unknown, as PGN writes it; White and Black name seats 0 and 1 of
+    a 2-seat game; Result is 1-0, 0-1 or 1/2-1/2 with two seats, else `*`), so generic
+    PGN tools list the games."""
     tags = {
         "Event": setup.event,
+        "Site": "?",
         "Date": date.today().strftime("%Y.%m.%d"),
         "Round": setup.round,
+        "White": names[0] if len(names) == 2 else "?",
+        "Black": names[1] if len(names) == 2 else "?",
+        "Result": pgn_result(ranks if termination != Termination.INFRASTRUCTURE_ERROR else None),
         "Game": setup.game.id,
         "Options": ",".join(f"{k}={v}" for k, v in setup.options.items()),
         "Seats": str(len(names)),
