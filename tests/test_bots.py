@@ -72,3 +72,19 @@ def test_bot_names_resolve_or_explain() -> None:
         resolve_bot("definitely-not-a-command-xyz", "btt")
     spec = resolve_bot(f"{sys.executable} -c pass", "btt")
     assert spec.command == [sys.executable, "-c", "pass"]
+
+
+def test_random_js_replays_a_seeded_match(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+    from arena.records.files import read_record_file
+
+    runner = CliRunner()
+    out = tmp_path / "g.pgn"
+    for bot_seed in ("5", "5", "6"):
+        result = runner.invoke(app, ["play", "btt", "random-js", "random-js", "--seed", "1", "--bot-seed", bot_seed,
+                                     "--out", str(out), "-q"])
+        assert result.exit_code == 0, result.output
+    first, again, other = ([p.action for p in r.plies] for r in read_record_file(out))
+    assert first == again and first != other

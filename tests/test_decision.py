@@ -150,7 +150,7 @@ def test_two_lines_for_one_request_and_unasked_output_are_unexpected_messages() 
 
     outcome = play([fake(after(0.0)), fake(twice)], PER_MOVE).outcomes[0]
     assert outcome.termination == Termination.UNEXPECTED_MESSAGE
-    assert outcome.faults[0].detail == "the bot wrote more than one line for one request"
+    assert outcome.faults[0].detail.startswith("the bot wrote more than one line for one request")
 
     async def early(message: dict[str, Any], k: int) -> bytes:
         line = json.dumps({"type": "action", "action": message["legal"][0]}).encode() + b"\n"
@@ -166,7 +166,30 @@ def test_a_ready_that_never_comes_is_a_startup_timeout_at_start_up() -> None:
 
     outcome = play([fake(after(0.0)), sleepy], PER_MOVE, startup=2.0).outcomes[0]
     assert outcome.termination == Termination.STARTUP_TIMEOUT and outcome.faults[0].ply == 0
-    assert "no ready message within 2 s of hello" in outcome.faults[0].detail
+    detail = outcome.faults[0].detail
+    assert "nothing at all came from the bot within 2 s of hello: most likely it does not flush" in detail
+
+    async def unfinished(io: FakeBotIO) -> None:
+        await io.read_line()
+        await io.write(b'{"type":"ready","name":"half"')
+        await trio.sleep(60)
+
+    outcome = play([fake(after(0.0)), unfinished], PER_MOVE, startup=2.0).outcomes[0]
+    assert "began a line but did not end it (no newline) within 2 s" in outcome.faults[0].detail
+
+
+def test_a_bot_named_by_its_command_is_shown_by_the_name_it_gives() -> None:
+    from arena.referee.match import adopt_ready_names
+    from arena.referee.player import BotPlayer
+    from arena.referee.spec import Limits
+    from protocol.messages import Ready
+
+    players = [BotPlayer(BotSpec(name, ["x"], named=named), None, Limits(), Timing())
+               for name, named in (("mybot", False), ("mybot-2", False), ("Deep", True), ("other", False))]
+    for player, given in zip(players, ["Deep", "Deep", "ignored", "\x1b \t"], strict=True):
+        player.ready = Ready(name=given)
+    adopt_ready_names(players)
+    assert [p.name for p in players] == ["Deep-2", "Deep-3", "Deep", "other"]
 
 
 def test_opting_out_of_legal_and_observation_leaves_them_out_and_events_suffice() -> None:

@@ -109,7 +109,7 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None) -> Bot
         raise BotNameError(f"{excerpt(program, 200)} is not a shipped bot ({', '.join(shipped_names(game_id))}) "
                            "nor a command found on PATH")
     check_command(argv, folder)
-    return BotSpec(_display_name(argv, base), argv, cwd)
+    return BotSpec(_display_name(argv, base), argv, cwd, named=False)
 
 
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".lua", ".sh", ".php", ".jar", ".R", ".jl")

@@ -46,7 +46,8 @@ class Decision:
         if channel is None or not player.alive:
             raise BotFault(Termination.CRASH, "the bot was not running at its turn")
         if channel.unsolicited():
-            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote output it was not asked for")
+            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote output it was not asked for (a line after "
+                                                           "start, end or its last answer; they need no answer)")
         cpu_before = player.cpu_mark
         started = trio.current_time()
         deadline = started + self.limit_s + self.grace_s
@@ -64,7 +65,9 @@ class Decision:
         cpu_used = _spent(cpu_before, player.cpu_mark)
         message = decode_line(line)
         if channel.buffered:
-            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote more than one line for one request")
+            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote more than one line for one request (a line "
+                                                           "written after start or end, which need no answer, is "
+                                                           "taken for the answer when it comes with the request)")
         if not isinstance(message, Action):
             raise BotFault(Termination.UNEXPECTED_MESSAGE,
                            f"expected an action, got a {type(message).__name__.lower()} message")

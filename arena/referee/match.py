@@ -157,7 +157,7 @@ async def play_match(
                 )
                 for player in seated:
                     player.new_game(planned.seed, config.game.has_hidden_information)
-                outcome = await _play_one(setup, seated, nursery, watcher, before_game, index)
+                outcome = await _play_one(setup, seated, nursery, watcher, before_game, index, players)
                 result.outcomes.append(outcome)
                 result.seatings.append(seats)
                 if on_game is not None and on_game(index, outcome, seats):
@@ -171,6 +171,7 @@ async def play_match(
         for player in players:
             player.dispose()
             result.pgids.extend(player.pgids)
+        result.names = [p.name for p in players]
     for player in players:
         if player.started and player.handshakes == 0 and player.last_startup_fault is not None:
             result.never_ready[player.name] = str(player.last_startup_fault)
@@ -184,6 +185,7 @@ async def _play_one(
     watcher: Watcher | None,
     before_game: Callable[[int], Awaitable[None]] | None,
     index: int,
+    everyone: list[BotPlayer],
 ) -> GameOutcome:
     """One game, with the game boundary: an exception of ours inside it (never a bot's
     doing: those are faults) makes the game void instead of stopping the match; its
@@ -191,6 +193,7 @@ async def _play_one(
     referee: Referee | None = None
     try:
         startup = await _start_all(seated, nursery)
+        adopt_ready_names(everyone)
         if before_game is not None:
             await before_game(index)  # the bots are up: the benchmark's gate, the league's count
         referee = Referee(setup, seated, watcher, startup)
@@ -201,6 +204,30 @@ async def _play_one(
         if referee is not None:
             return referee.void_outcome(error)
         return void_outcome(setup, [p.name for p in seated], [], error)
+
+
+NAME_CHARS = 40
+"""Longest name taken from a bot's `ready`."""
+
+
+def adopt_ready_names(players: list[BotPlayer]) -> None:
+    """A bot the user did not name (a command line) is shown by the name it gives in
+    `ready`, made printable, short and unique in the match (`mybot`, `mybot-2`), once
+    it has given one."""
+    for player in players:
+        spec = player.spec
+        if spec.named or player.ready is None:
+            continue
+        spec.named = True  # once: a restarted bot keeps its name
+        wanted = "".join(c for c in player.ready.name if c.isprintable()).strip()[:NAME_CHARS]
+        taken = {p.name for p in players if p is not player}
+        if not wanted:
+            continue
+        name, count = wanted, 1
+        while name in taken:
+            count += 1
+            name = f"{wanted}-{count}"
+        spec.name = name
 
 
 async def _start_all(seated: list[BotPlayer], nursery: trio.Nursery) -> dict[int, BotFault]:

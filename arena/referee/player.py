@@ -94,11 +94,7 @@ class BotPlayer:
             line = await channel.read_line(deadline)
         except BotFault as fault:
             if fault.reason == Termination.TIME_OUT:
-                raise BotFault(
-                    Termination.STARTUP_TIMEOUT,
-                    f"no ready message within {self.timing.startup_s:g} s of hello "
-                    "(raise --startup-time if the bot is slow to load)",
-                ) from None
+                raise BotFault(Termination.STARTUP_TIMEOUT, self._startup_silence(channel)) from None
             raise BotFault(Termination.STARTUP_FAILURE, fault.detail) from None
         try:
             message = decode_line(line)
@@ -110,6 +106,17 @@ class BotPlayer:
         self.ready = message
         self.handshakes += 1
         self.cpu_mark = channel.cpu_seconds()
+
+    def _startup_silence(self, channel: LineChannel) -> str:
+        """Why no ready came: nothing at all (most likely unflushed output), or a line
+        begun and never ended."""
+        limit = f"{self.timing.startup_s:g} s"
+        if channel.buffered:
+            return (f"the bot began a line but did not end it (no newline) within {limit} of hello: end each "
+                    "message with a newline and flush")
+        return (f"nothing at all came from the bot within {limit} of hello: most likely it does not flush its "
+                "output after each line (Python: print(..., flush=True); C: fflush(stdout); node: "
+                "process.stdout.write), or it is slow to load (raise --startup-time)")
 
     async def restart(self, nursery: trio.Nursery) -> None:
         """Replace a faulted bot by a fresh one (the match goes on)."""

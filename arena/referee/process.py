@@ -141,6 +141,15 @@ def _pipes_held_below(root: int) -> set[int]:
     return held
 
 
+def telling_lines(text: str, most: int = 2, chars: int = 300) -> str:
+    """The last lines of `text` that hold words or numbers (a runtime's crash report
+    often ends with decoration, node's with a lone '#'), the last `most` of them, joined
+    with ' | ' and cut to the last `chars` characters."""
+    lines = [line.strip(" #*=-\t") for line in text.splitlines()]
+    meaningful = [line for line in lines if any(c.isalnum() for c in line)]
+    return " | ".join(meaningful[-most:])[-chars:]
+
+
 def describe_exit(returncode: int | None) -> str:
     """'exit code 3' or 'killed by SIGSEGV' for a finished process."""
     if returncode is None:
@@ -434,11 +443,11 @@ class BotProcess:
         return None
 
     def _last_words(self) -> str:
-        """The last line the bot wrote to stderr, to say why it died."""
+        """What the bot last wrote to stderr that says something, to say why it died."""
         with contextlib.suppress(OSError):
             self._keep_tail(os.read(self._stderr, 1 << 16))
-        lines = self.stderr_tail.decode("utf-8", "replace").strip().splitlines()
-        return f"; its stderr ends: {lines[-1][-200:]!r}" if lines else ""
+        telling = telling_lines(self.stderr_tail.decode("utf-8", "replace"))
+        return f"; its stderr ends: {telling!r}" if telling else ""
 
     def _keep_tail(self, chunk: bytes) -> None:
         if not self.ready_seen and self.sandboxed:

@@ -46,3 +46,6 @@ class BotSpec:
     """This bot's own limits, where they differ from the match's."""
     time_control: TimeControl | None = None
     """This bot's own time control, where it differs from the match's (a handicap)."""
+    named: bool = True
+    """Whether the user named the bot; if not (a command line), the name the bot gives
+    in its `ready` is shown instead of the one made from its command."""
