@@ -19,6 +19,7 @@ from arena.errors import ArenaError, excerpt
 from arena.files import FolderError, writable_folder
 from arena.games import GameError, get_game
 from arena.games.base import Game, State
+from arena.league.registry import Registry, RegistryError, find_registry
 from arena.people.launch import PEOPLE, person_spec
 from arena.people.seat import Person
 from arena.records.files import append_record
@@ -45,8 +46,10 @@ PlayersArg = Annotated[
     int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
 ]
 TimePerMoveArg = Annotated[str | None, typer.Option(
-    "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock).")]
-ClockArg = Annotated[str | None, typer.Option("--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5.")]
+    "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock); one per bot, "
+    "in the order the bots are named, separated by ':' for a handicap (1s:200ms).")]
+ClockArg = Annotated[str | None, typer.Option(
+    "--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5; one per bot separated by ':' (60+1:30+0.5).")]
 StartupArg = Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")]
 GraceArg = Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")]
 OutArg = Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")]
@@ -73,6 +76,9 @@ ScratchArg = Annotated[int, typer.Option(
     "--scratch-mb", min=1, max=1 << 20,
     help="Size of a sandboxed bot's /scratch and of its /tmp, each, MiB (memory-backed: it counts against "
     "--memory-mb).")]
+BotsFileArg = Annotated[Path | None, typer.Option(
+    "--bots", metavar="FILE", help="The bot registry naming bots once (default: bots.toml in this folder, if any); "
+    "see docs/bots-registry.md.")]
 NoSandboxArg = Annotated[bool, typer.Option(
     "--no-sandbox", help="Run bots as plain processes, without their sandbox: only for bots you trust "
     "(`arena doctor` tells what the sandbox holds here).")]
@@ -154,15 +160,33 @@ def _first_leaf(group: BaseExceptionGroup[BaseException]) -> BaseException:
     return _first_leaf(first) if isinstance(first, BaseExceptionGroup) else first
 
 
+def registry_from(path: Path | None) -> Registry | None:
+    """The bot registry of a command: --bots FILE, or bots.toml here (a message if broken)."""
+    try:
+        return find_registry(path)
+    except RegistryError as exc:
+        raise fail(str(exc)) from None
+
+
 def bot_specs(game: Game, bots: list[str], bot_seed: int, options: Mapping[str, str] | None = None,
-              people: dict[str, Person] | None = None, person_time: TimeControl | None = None) -> list[BotSpec]:
+              people: dict[str, Person] | None = None, person_time: TimeControl | None = None,
+              registry: Registry | None = None, limits: Limits | None = None) -> list[BotSpec]:
     """Resolve the bots; each gets its own ARENA_BOT_SEED, derived from `bot_seed` and
     its place (independent of the chance seed), so seeded bots reproduce a match
     without all playing the same choices. `options` are resolved ones (from
     parse_options), for games whose seat count depends on a variant. Where `people` is
-    given, `human` and `human-web` seat a person (added to it) with `person_time`."""
+    given, `human` and `human-web` seat a person (added to it) with `person_time`. A
+    name in `registry` is that bot, its own limits on top of `limits`."""
     specs = []
     for index, text in enumerate(bots):
+        if registry is not None and text.strip() in registry:
+            try:
+                spec = registry.spec(text.strip(), game.id, limits or Limits())
+            except RegistryError as exc:
+                raise fail(str(exc)) from None
+            spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(bot_seed).encode(), index))
+            specs.append(spec)
+            continue
         if people is not None and text.strip() in PEOPLE:
             from arena.people.terminal import TerminalPerson
             from arena.people.web import WebPerson
@@ -186,13 +210,38 @@ def bot_specs(game: Game, bots: list[str], bot_seed: int, options: Mapping[str, 
     return specs
 
 
-def time_settings(per_move: str | None, clock: str | None, startup: str, grace: str) -> tuple[TimeControl, Timing]:
-    """The time control and start-up/grace timing from command-line texts."""
+def seat_time_controls(specs: list[BotSpec], controls: list[TimeControl]) -> TimeControl:
+    """Give each bot its own time control when they differ (a handicap); the match's."""
+    if len(set(controls)) > 1:
+        for spec, control in zip(specs, controls, strict=True):
+            if spec.time_control is None:
+                spec.time_control = control
+    return controls[0]
+
+
+def bot_time_settings(per_move: str | None, clock: str | None, startup: str, grace: str,
+                      bots: int) -> tuple[list[TimeControl], Timing]:
+    """Each bot's time control from --time-per-move and --clock, which give one value
+    for every bot or one per bot separated by ':' in the order the bots are named
+    (`--time-per-move 1s:200ms`: a handicap match), and the start-up/grace timing."""
+    per_moves = _per_bot(per_move, bots, "--time-per-move")
+    clocks = _per_bot(clock, bots, "--clock")
     try:
-        return TimeControl.parse(per_move, clock), Timing(
-            startup_s=parse_seconds(startup, "--startup-time"), grace_s=parse_seconds(grace, "--grace"))
+        controls = [TimeControl.parse(p, c) for p, c in zip(per_moves, clocks, strict=True)]
+        timing = Timing(startup_s=parse_seconds(startup, "--startup-time"), grace_s=parse_seconds(grace, "--grace"))
     except TimeControlError as exc:
         raise fail(str(exc)) from None
+    return controls, timing
+
+
+def _per_bot(text: str | None, bots: int, option: str) -> list[str | None]:
+    if text is None or ":" not in text:
+        return [text] * bots
+    parts = [part.strip() or None for part in text.split(":")]
+    if len(parts) != bots:
+        raise fail(f"{option} {excerpt(text)}: {len(parts)} values for {bots} bots; give one value for all, or "
+                   f"one per bot separated by ':' in the order the bots are named (e.g. 1s:200ms)")
+    return parts
 
 
 def check_out_file(path: Path, option: str = "--out") -> None:

@@ -13,6 +13,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from arena.cli.common import (
     BotSeedArg,
+    BotsFileArg,
     ClockArg,
     CpusArg,
     GraceArg,
@@ -27,6 +28,7 @@ from arena.cli.common import (
     TimePerMoveArg,
     bot_limits,
     bot_specs,
+    bot_time_settings,
     check_out_file,
     console,
     fail,
@@ -34,9 +36,10 @@ from arena.cli.common import (
     load_game,
     log_void_game,
     parse_options,
+    registry_from,
     run_trio,
     save_record,
-    time_settings,
+    seat_time_controls,
 )
 from arena.cli.summary import match_table
 from arena.errors import ArenaError, excerpt
@@ -89,6 +92,7 @@ def match_command(
     cpus: CpusArg = DEFAULT_CPUS,
     scratch_mb: ScratchArg = DEFAULT_SCRATCH_MB,
     no_sandbox: NoSandboxArg = False,
+    bots_file: BotsFileArg = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per pair.")] = False,
 ) -> None:
     """Play A against B in pairs of games with colours swapped and the same seed; print
@@ -112,19 +116,21 @@ def match_command(
     if not game.min_seats <= 2 <= game.max_seats:
         raise fail(f"{game.id} is not played by 2 seats; a match pits two bots against each other")
     options = parse_options(game, option)
-    tc, timing = time_settings(time_per_move, clock, startup_time, grace)
     if games % 2:
         raise fail(f"--games {games}: a match is played in pairs (same seed, seats swapped); "
                    f"give an even number such as {games + 1}")
     seed = random_seed() if seed is None else seed
-    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options)
+    limits = bot_limits(memory_mb, max_processes, no_sandbox, cpus, scratch_mb)
+    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options,
+                      registry=registry_from(bots_file), limits=limits)
+    controls, timing = bot_time_settings(time_per_move, clock, startup_time, grace, len(specs))
+    tc = seat_time_controls(specs, controls)
     if out is not None:
         check_out_file(out)
         out.touch()  # before any bot starts, so that its sandbox masks it
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
     config = MatchConfig(game, options, tc, seed, games, event="arena match", log_dir=logs, timing=timing,
-                         limits=bot_limits(memory_mb, max_processes, no_sandbox, cpus, scratch_mb),
-                         chance_key=installation_key(), hidden=(out,) if out else ())
+                         limits=limits, chance_key=installation_key(), hidden=(out,) if out else ())
     stats = PairStats()
     pending: list[float] = []
     """Points of B in the pair under way; a void game is not part of a pair."""

@@ -12,6 +12,7 @@ import typer
 
 from arena.cli.common import (
     BotSeedArg,
+    BotsFileArg,
     ClockArg,
     CpusArg,
     GraceArg,
@@ -26,6 +27,7 @@ from arena.cli.common import (
     TimePerMoveArg,
     bot_limits,
     bot_specs,
+    bot_time_settings,
     check_out_file,
     console,
     fail,
@@ -34,9 +36,10 @@ from arena.cli.common import (
     log_void_game,
     parse_options,
     prepare_log_dir,
+    registry_from,
     run_trio,
     save_record,
-    time_settings,
+    seat_time_controls,
 )
 from arena.cli.summary import match_table, outcome_line
 from arena.errors import ArenaError
@@ -79,6 +82,7 @@ def play_command(
     cpus: CpusArg = DEFAULT_CPUS,
     scratch_mb: ScratchArg = DEFAULT_SCRATCH_MB,
     no_sandbox: NoSandboxArg = False,
+    bots_file: BotsFileArg = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only the final table.")] = False,
     web_host: Annotated[str, typer.Option(
         "--web-host", help="Where the page of a human-web seat listens (only this machine by default).")] = "127.0.0.1",
@@ -99,11 +103,14 @@ def play_command(
     never started (its command cannot work)."""
     game = load_game(game_id)
     options = parse_options(game, option)
-    tc, timing = time_settings(time_per_move, clock, startup_time, grace)
     seed = random_seed() if seed is None else seed
     people: dict[str, Person] = {}
     person_time = UNHURRIED if time_per_move is None and clock is None else None
-    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options, people, person_time)
+    limits = bot_limits(memory_mb, max_processes, no_sandbox, cpus, scratch_mb)
+    specs = bot_specs(game, bots, random_seed() if bot_seed is None else bot_seed, options, people, person_time,
+                      registry_from(bots_file), limits)
+    controls, timing = bot_time_settings(time_per_move, clock, startup_time, grace, len(specs))
+    tc = seat_time_controls(specs, controls)
     web = [person for person in people.values() if type(person).__name__ == "WebPerson"]
     if len(web) > 1:
         raise fail("only one human-web seat per game: seat the other person with `human` (in the terminal)")
@@ -111,7 +118,6 @@ def play_command(
         check_out_file(out)
         out.touch()  # before any bot starts, so that its sandbox masks it
     logs = prepare_log_dir(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    limits = bot_limits(memory_mb, max_processes, no_sandbox, cpus, scratch_mb)
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs, limits=limits,
                          timing=timing, chance_key=installation_key(), hidden=(out,) if out else (),
                          launcher=people_launcher(people))

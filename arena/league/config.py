@@ -14,6 +14,7 @@ import msgspec
 from arena.errors import ArenaError, excerpt
 from arena.files import unreadable
 from arena.games import Game, GameError, get_game
+from arena.league.registry import Registry, RegistryError, find_registry
 from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED
@@ -42,6 +43,8 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     max_processes: int | None = None
     cpus: float | None = None
     scratch_mb: int | None = None
+    time_per_move: str | float | None = None
+    clock: str | None = None
 
 
 class TimeSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -80,6 +83,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     limits: LimitsSection = LimitsSection()
     sandbox: bool = True
     cluster: ClusterSection = ClusterSection()
+    registry: str | None = None
 
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -234,7 +238,8 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
     except GameError as exc:
         raise LeagueFileError(f"seats: {exc}") from None
     league_limits = _limits("limits", raw.limits, Limits(sandbox=raw.sandbox))
-    bots = [_resolve_bot_entry(i, entry, game, base, league_limits) for i, entry in enumerate(raw.bots)]
+    registry = _registry(raw.registry, base)
+    bots = [_resolve_bot_entry(i, entry, game, base, league_limits, registry) for i, entry in enumerate(raw.bots)]
     names = [b.name for b in bots]
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -340,24 +345,45 @@ def _time(section: TimeSection) -> tuple[TimeControl, Timing]:
     return tc, timing
 
 
-def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limits: Limits) -> BotSpec:
-    """_resolve_bot with the bot's own limits, and the file system's refusals (a name too
-    long...) as messages."""
-    own = None
-    if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
-        own = _limits(f"bots[{index}]", entry, limits)
+def _registry(given: str | None, base: Path) -> Registry | None:
+    """The league's bot registry: its `registry` file, else bots.toml beside the file."""
     try:
-        spec = _resolve_bot(index, entry, game, base)
-        spec.limits = own
-        return spec
+        return find_registry(None if given is None else base / given, base)
+    except RegistryError as exc:
+        raise LeagueFileError(f"registry: {exc}") from None
+
+
+def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limits: Limits,
+                       registry: Registry | None = None) -> BotSpec:
+    """_resolve_bot (or the registry's bot of that name) with the bot's own limits and
+    time control, and the file system's refusals (a name too long...) as messages."""
+    key = f"bots[{index}]"
+    try:
+        if registry is not None and isinstance(entry.command, str) and entry.command.strip() in registry:
+            _check_entry(index, entry, base)
+            spec = registry.spec(entry.command.strip(), game.id, limits)
+            spec.name = entry.name
+            spec.env.update(entry.env)
+        else:
+            spec = _resolve_bot(index, entry, game, base)
+    except RegistryError as exc:
+        raise LeagueFileError(f"{key}.command: {exc}") from None
     except OSError as exc:
-        raise LeagueFileError(f"bots[{index}]: {exc.strerror or exc} for one of its paths; "
+        raise LeagueFileError(f"{key}: {exc.strerror or exc} for one of its paths; "
                               "check its command and cwd") from None
+    if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
+        spec.limits = _limits(key, entry, spec.limits or limits)
+    if entry.time_per_move is not None or entry.clock is not None:
+        try:
+            per_move = None if entry.time_per_move is None else str(entry.time_per_move)
+            spec.time_control = TimeControl.parse(per_move, entry.clock)
+        except TimeControlError as exc:
+            raise LeagueFileError(f"{key}: {exc}") from None
+    return spec
 
 
-def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec:
-    """A BotSpec from a bot entry: a shipped short name, a command line or an argv
-    list; relative paths are taken from the bot's cwd (itself relative to the file)."""
+def _check_entry(index: int, entry: BotEntry, base: Path) -> Path:
+    """A bot entry's name, command text, folder and environment checked; its folder."""
     key = f"bots[{index}]"
     if not entry.name.strip():
         raise LeagueFileError(f"{key}.name: empty; give the bot a name for the tables")
@@ -376,6 +402,14 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
     if not cwd.is_dir():
         raise LeagueFileError(f"{key}.cwd: no such folder {excerpt(str(cwd), 200)} "
                               "(cwd is relative to the league file)")
+    return cwd
+
+
+def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec:
+    """A BotSpec from a bot entry: a shipped short name, a command line or an argv
+    list; relative paths are taken from the bot's cwd (itself relative to the file)."""
+    key = f"bots[{index}]"
+    cwd = _check_entry(index, entry, base)
     try:
         spec = resolve_bot(entry.command, game.id, cwd)
     except BotNameError as exc:

@@ -1,0 +1,136 @@
+"""The bot registry, like cutechess's engines.json: `bots.toml` names bots once, with
+their command, folder, environment, own time control and limits, and `arena play`,
+`arena match`, `arena check` and league files use those names.
+
+    [mybot]
+    command = "./mybot --fast"       # or a list of arguments; relative paths from cwd
+    cwd = "../engines/mybot"         # relative to this file (default: its folder)
+    env = { THREADS = "1" }
+    time_per_move = "200ms"          # this bot's own time control (a handicap)
+    memory_mb = 1024                 # its own limits: memory_mb, max_processes, cpus, scratch_mb
+
+The registry is `bots.toml` in the current folder (for a league file: beside it), or
+the file `--bots FILE` (a league's `registry` key) names. A name in it wins over a
+shipped bot of the same name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import msgspec
+
+from arena.errors import ArenaError, excerpt
+from arena.files import unreadable
+from arena.referee.botnames import BotNameError, resolve_bot
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.timecontrol import TimeControl, TimeControlError
+
+REGISTRY_FILE = "bots.toml"
+MAX_BYTES = 1 << 20
+
+
+class RegistryError(ArenaError, ValueError):
+    """A registry file that cannot be used; the message names the bot, the key and the fix."""
+
+
+class RegistryEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    command: str | list[str]
+    cwd: str | None = None
+    env: dict[str, str] = {}
+    time_per_move: str | float | None = None
+    clock: str | None = None
+    memory_mb: int | None = None
+    max_processes: int | None = None
+    cpus: float | None = None
+    scratch_mb: int | None = None
+
+
+@dataclass(frozen=True)
+class Registry:
+    """The bots a registry file names."""
+
+    path: Path
+    entries: dict[str, RegistryEntry]
+
+    def __contains__(self, name: str) -> bool:
+        return name in self.entries
+
+    def spec(self, name: str, game_id: str, base: Limits) -> BotSpec:
+        """The bot named `name`, its limits on top of `base` (the match's or league's)."""
+        entry = self.entries[name]
+        where = f"{self.path}: [{name}]"
+        folder = (self.path.parent / entry.cwd).resolve() if entry.cwd is not None else self.path.parent.resolve()
+        if not folder.is_dir():
+            raise RegistryError(f"{where} cwd: no such folder {excerpt(str(folder), 200)} (cwd is relative to the "
+                                "registry file)")
+        try:
+            spec = resolve_bot(entry.command, game_id, folder)
+        except BotNameError as exc:
+            raise RegistryError(f"{where} command: {exc}") from None
+        spec.name, spec.named = name, True
+        spec.env.update(entry.env)
+        spec.limits = _limits(where, entry, base)
+        if entry.time_per_move is not None or entry.clock is not None:
+            try:
+                per_move = None if entry.time_per_move is None else str(entry.time_per_move)
+                spec.time_control = TimeControl.parse(per_move, entry.clock)
+            except TimeControlError as exc:
+                raise RegistryError(f"{where} {exc}") from None
+        return spec
+
+
+def _limits(where: str, entry: RegistryEntry, base: Limits) -> Limits | None:
+    """`base` with the limits the entry gives (checked), or None when it gives none."""
+    limits = base
+    if entry.memory_mb is not None:
+        _check(where, "memory_mb", entry.memory_mb, 16, 1 << 30, "MiB, at least 16")
+        limits = replace(limits, memory_bytes=entry.memory_mb << 20)
+    if entry.max_processes is not None:
+        _check(where, "max_processes", entry.max_processes, 1, 1 << 22, "processes")
+        limits = replace(limits, processes=entry.max_processes)
+    if entry.cpus is not None:
+        _check(where, "cpus", entry.cpus, 0.01, 4096, "cores")
+        limits = replace(limits, cpus=float(entry.cpus))
+    if entry.scratch_mb is not None:
+        _check(where, "scratch_mb", entry.scratch_mb, 1, 1 << 20, "MiB")
+        limits = replace(limits, scratch_bytes=entry.scratch_mb << 20)
+    return None if limits is base else limits
+
+
+def _check(where: str, key: str, value: float, low: float, high: float, unit: str) -> None:
+    if not low <= value <= high:
+        raise RegistryError(f"{where} {key}: {value} is out of range; give {low:g} to {high:g} ({unit})")
+
+
+def load_registry(path: Path) -> Registry:
+    """Read and check a registry file; RegistryError names the problem and the fix."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise RegistryError(unreadable(path, exc, "bot registry", REGISTRY_FILE)) from None
+    if len(data) > MAX_BYTES:
+        raise RegistryError(f"{path}: {len(data)} bytes is too large for a bot registry")
+    try:
+        entries = msgspec.toml.decode(data, type=dict[str, RegistryEntry])
+    except msgspec.ValidationError as exc:
+        text, _, at = str(exc).partition(" - at `$")
+        where = at.rstrip("`").lstrip(".").replace("[", " [") if at else ""
+        raise RegistryError(f"{path}: {where + ': ' if where else ''}{text}; each bot is a table [NAME] with "
+                            "`command` (required), and optionally cwd, env, time_per_move, clock, memory_mb, "
+                            "max_processes, cpus, scratch_mb") from None
+    except (msgspec.DecodeError, ValueError, RecursionError) as exc:
+        raise RegistryError(f"{path}: not valid TOML: {exc}") from None
+    for name in entries:
+        if not name.strip() or "\x00" in name:
+            raise RegistryError(f"{path}: a bot needs a name (the table's name, e.g. [mybot])")
+    return Registry(path.resolve(), entries)
+
+
+def find_registry(given: Path | None, folder: Path | None = None) -> Registry | None:
+    """The registry to use: the file given (it must exist), else `bots.toml` in
+    `folder` (default: the current folder) if there is one."""
+    if given is not None:
+        return load_registry(given)
+    default = (folder or Path.cwd()) / REGISTRY_FILE
+    return load_registry(default) if default.is_file() else None
