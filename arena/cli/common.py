@@ -4,10 +4,14 @@ and running Trio work so that signals stop the bots cleanly."""
 from __future__ import annotations
 
 import contextlib
+import json
+import math
 import os
 import shutil
 import signal
-from collections.abc import Awaitable, Callable, Mapping
+import sys
+from collections.abc import Awaitable, Callable, Iterator, Mapping
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, TypeVar
 
@@ -316,6 +320,42 @@ def log_void_game(log_dir: Path | None, index: int, outcome: GameOutcome) -> Non
         return
     with contextlib.suppress(OSError), (log_dir / ERRORS_LOG).open("a", encoding="utf-8") as log:
         log.write(f"--- game {index + 1}\n{outcome.error}\n{write_record(outcome.record)}\n")
+
+
+JsonArg = Annotated[bool, typer.Option(
+    "--json", help="Print one JSON document on stdout (results, faults, figures) and nothing else there; "
+    "progress and messages go to stderr.")]
+
+
+@contextmanager
+def json_output(enabled: bool) -> Iterator[None]:
+    """While a --json command runs, everything for people goes to stderr, so stdout
+    holds the JSON document alone."""
+    if not enabled:
+        yield
+        return
+    console.file = sys.stderr
+    try:
+        yield
+    finally:
+        console.file = sys.stdout
+
+
+def print_json(document: object) -> None:
+    """The document on stdout as strict JSON: a figure that is not finite (an Elo of a
+    match one bot won every game of) is null."""
+    sys.stdout.write(json.dumps(_finite(document), indent=1, allow_nan=False) + "\n")
+    sys.stdout.flush()
+
+
+def _finite(value: object) -> object:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(v) for v in value]
+    return value
 
 
 def finish_match(result: MatchResult, logs: Path, keep_logs: bool) -> None:

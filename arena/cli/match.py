@@ -5,11 +5,14 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
+import trio
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
 from arena.cli.common import (
     BotSeedArg,
@@ -17,6 +20,7 @@ from arena.cli.common import (
     ClockArg,
     CpusArg,
     GraceArg,
+    JsonArg,
     MatchSeedArg,
     MaxProcessesArg,
     MemoryArg,
@@ -33,19 +37,21 @@ from arena.cli.common import (
     console,
     fail,
     finish_match,
+    json_output,
     load_game,
     log_void_game,
     parse_options,
+    print_json,
     registry_from,
     run_trio,
     save_record,
     seat_time_controls,
 )
-from arena.cli.summary import match_table
+from arena.cli.summary import match_document, match_table
 from arena.errors import ArenaError, excerpt
-from arena.referee.match import MatchConfig, play_match
+from arena.referee.match import MatchConfig, MatchResult, PlannedGame, play_match
 from arena.referee.outcome import GameOutcome
-from arena.referee.seeds import installation_key, random_seed
+from arena.referee.seeds import cycle_seed, installation_key, random_seed, rotated
 from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
 from arena.stats.sprt import PairStats, SprtParameters
 
@@ -94,10 +100,34 @@ def match_command(
     no_sandbox: NoSandboxArg = False,
     bots_file: BotsFileArg = None,
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per pair.")] = False,
+    concurrency: Annotated[int, typer.Option(
+        "--concurrency", "-c", min=1, max=256, help="Games played at once (each pair of games on one table of "
+        "its own bots); default 1.")] = 1,
+    json_flag: JsonArg = False,
 ) -> None:
     """Play A against B in pairs of games with colours swapped and the same seed; print
     B's Elo over A with its 95% interval, the likelihood of superiority and the
     pentanomial counts of the pairs. With --sprt, stop when the test decides."""
+    with json_output(json_flag):
+        _match(args, game_id, games, sprt, seed, bot_seed, out, time_per_move, clock, startup_time, grace, option,
+               memory_mb, max_processes, cpus, scratch_mb, no_sandbox, bots_file, quiet, concurrency, json_flag)
+
+
+def _plans(games: int, seed: int, tables: int) -> list[tuple[PlannedGame, ...]]:
+    """The match's games, pair by pair (same seed, seats swapped), dealt to `tables`
+    tables: pair k goes to table k mod tables."""
+    plans: list[list[PlannedGame]] = [[] for _ in range(tables)]
+    for pair in range(games // 2):
+        for second in (0, 1):
+            index = 2 * pair + second
+            plans[pair % tables].append(PlannedGame(rotated((0, 1), second), cycle_seed(seed, pair), str(index + 1)))
+    return [tuple(plan) for plan in plans if plan]
+
+
+def _match(args: list[str], game_id: str, games: int, sprt: bool, seed: int | None, bot_seed: int | None,
+           out: Path | None, time_per_move: str | None, clock: str | None, startup_time: str, grace: str,
+           option: list[str] | None, memory_mb: int, max_processes: int, cpus: float, scratch_mb: int,
+           no_sandbox: bool, bots_file: Path | None, quiet: bool, concurrency: int, json_flag: bool) -> None:
     settings = [a for a in args if SETTING.match(a)]
     for item in settings:
         if not SPRT_ITEM.match(item):
@@ -129,40 +159,65 @@ def match_command(
         check_out_file(out)
         out.touch()  # before any bot starts, so that its sandbox masks it
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    config = MatchConfig(game, options, tc, seed, games, event="arena match", log_dir=logs, timing=timing,
-                         limits=limits, chance_key=installation_key(), hidden=(out,) if out else ())
+    plans = _plans(games, seed, concurrency)
+    configs = [MatchConfig(game, options, tc, seed, len(plan), event="arena match", log_dir=logs / f"table-{k + 1}",
+                           timing=timing, limits=limits, plan=plan, chance_key=installation_key(),
+                           hidden=(out, logs) if out else (logs,)) for k, plan in enumerate(plans)]
     stats = PairStats()
-    pending: list[float] = []
-    """Points of B in the pair under way; a void game is not part of a pair."""
+    pairs: dict[str, list[float]] = {}
+    """Points of B in each pair under way, by its seed; a void game is not part of a pair."""
     decision: list[str] = []
-    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                        console=console, transient=True, disable=quiet or not console.is_terminal)
-    task = progress.add_task("games", total=games)
-
-    def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
-        progress.advance(task)
-        if outcome.void:
-            log_void_game(logs, index, outcome)
-            voided.append(index)
-            return False
-        if out is not None:
-            save_record(out, outcome, logs)
-        pending.append(b_points(outcome, seats))
-        if len(pending) < 2:
-            return False
-        stats.add_pair(sum(pending))
-        pending.clear()
-        if not quiet:
-            progress.console.print(describe_stats(stats, params), highlight=False)
-        if params is not None and (verdict := stats.decision(params)):
-            decision.append(verdict)
-            return True
-        return False
-
     voided: list[int] = []
+    progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                        TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
+                        disable=quiet or not console.is_terminal)
+    task = progress.add_task("games", total=games)
+    played = [0]
+
+    def done_for(table: int) -> Callable[[int, GameOutcome, list[int]], bool]:
+        def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
+            progress.advance(task)
+            played[0] += 1
+            if outcome.void:
+                log_void_game(logs, played[0] - 1, outcome)
+                voided.append(index)
+                return bool(decision)
+            if out is not None:
+                save_record(out, outcome, logs)
+            points = pairs.setdefault(str(plans[table][index].seed), [])
+            points.append(b_points(outcome, seats))
+            if len(points) < 2:
+                return bool(decision)
+            stats.add_pair(sum(points))
+            del pairs[str(plans[table][index].seed)]
+            if not quiet:
+                progress.console.print(describe_stats(stats, params), highlight=False)
+            if params is not None and not decision and (verdict := stats.decision(params)):
+                decision.append(verdict)
+            return bool(decision)
+
+        return done
+
+    async def all_tables() -> MatchResult:
+        results: list[MatchResult] = [MatchResult([]) for _ in configs]
+
+        async def table(k: int) -> None:
+            results[k] = await play_match(configs[k], [replace(s) for s in specs], done_for(k))
+
+        async with trio.open_nursery() as nursery:
+            for k in range(len(configs)):
+                nursery.start_soon(table, k)
+        merged = MatchResult(results[0].names)
+        for part in results:
+            merged.outcomes += part.outcomes
+            merged.seatings += part.seatings
+            merged.pgids += part.pgids
+            merged.never_ready.update(part.never_ready)
+        return merged
+
     try:
         with progress:
-            result = run_trio(lambda: play_match(config, specs, done))
+            result = run_trio(all_tables)
     except KeyboardInterrupt:
         raise fail("interrupted: every bot was stopped", 130) from None
     except ArenaError as exc:
@@ -170,13 +225,24 @@ def match_command(
     console.print(match_table(result, game))
     names = result.names
     console.print(f"{names[1]} vs {names[0]}: " + describe_stats(stats, params), highlight=False)
+    verdict_text = None
     if params is not None:
         if decision == ["H1"]:
-            verdict = f"H1 accepted: {names[1]} is stronger than {names[0]} (elo1 = {params.elo1:g})"
+            verdict_text = f"H1 accepted: {names[1]} is stronger than {names[0]} (elo1 = {params.elo1:g})"
         elif decision == ["H0"]:
-            verdict = f"H0 accepted: {names[1]} is not stronger than {names[0]} by elo0 = {params.elo0:g}"
+            verdict_text = f"H0 accepted: {names[1]} is not stronger than {names[0]} by elo0 = {params.elo0:g}"
         else:
-            verdict = f"no decision after {len(result.outcomes)} games (raise --games)"
+            verdict_text = f"no decision after {len(result.outcomes)} games (raise --games)"
         console.print(f"SPRT elo0={params.elo0:g} elo1={params.elo1:g} alpha={params.alpha:g} "
-                      f"beta={params.beta:g}: {verdict}", highlight=False)
+                      f"beta={params.beta:g}: {verdict_text}", highlight=False)
+    if json_flag:
+        elo, low, high = stats.elo()
+        document = {**match_document(result, game, options), "records": None if out is None else str(out),
+                    "elo": {"candidate": names[1], "baseline": names[0], "elo": elo, "low": low, "high": high,
+                            "los": stats.los(), "pairs": stats.pairs, "pentanomial": list(stats.counts)}}
+        if params is not None:
+            document["sprt"] = {"elo0": params.elo0, "elo1": params.elo1, "alpha": params.alpha, "beta": params.beta,
+                                "llr": stats.llr(params), "lower": params.lower_bound, "upper": params.upper_bound,
+                                "decision": decision[0] if decision else None, "verdict": verdict_text}
+        print_json(document)
     finish_match(result, logs, keep_logs=False)

@@ -16,6 +16,7 @@ from arena.cli.common import (
     ClockArg,
     CpusArg,
     GraceArg,
+    JsonArg,
     MatchSeedArg,
     MaxProcessesArg,
     MemoryArg,
@@ -32,16 +33,18 @@ from arena.cli.common import (
     console,
     fail,
     finish_match,
+    json_output,
     load_game,
     log_void_game,
     parse_options,
     prepare_log_dir,
+    print_json,
     registry_from,
     run_trio,
     save_record,
     seat_time_controls,
 )
-from arena.cli.summary import match_table, outcome_line
+from arena.cli.summary import match_document, match_table, outcome_line
 from arena.errors import ArenaError
 from arena.games.base import CHANCE, State
 from arena.people.launch import MARK as PERSON
@@ -90,6 +93,7 @@ def play_command(
         "--web-port", min=0, max=65535, help="Port of the page of a human-web seat (0: a free one).")] = 0,
     open_page: Annotated[bool, typer.Option(
         "--open/--no-open", help="Open the page of a human-web seat in the browser.")] = True,
+    json_flag: JsonArg = False,
 ) -> None:
     """Play a game or a match between bots and print the results.
 
@@ -101,6 +105,17 @@ def play_command(
     Exit code 0 when the games were played (a bot's fault is a result), 1 when a game
     was void by an error of the arena, 2 on a mistake in the command or when a bot
     never started (its command cannot work)."""
+    with json_output(json_flag):
+        _play(game_id, bots, games, seed, bot_seed, out, time_per_move, clock, startup_time, grace, watch, option,
+              log_dir, memory_mb, max_processes, cpus, scratch_mb, no_sandbox, bots_file, quiet, web_host, web_port,
+              open_page, json_flag)
+
+
+def _play(game_id: str, bots: list[str], games: int, seed: int | None, bot_seed: int | None, out: Path | None,
+          time_per_move: str | None, clock: str | None, startup_time: str, grace: str, watch: bool,
+          option: list[str] | None, log_dir: Path | None, memory_mb: int, max_processes: int, cpus: float,
+          scratch_mb: int, no_sandbox: bool, bots_file: Path | None, quiet: bool, web_host: str, web_port: int,
+          open_page: bool, json_flag: bool) -> None:
     game = load_game(game_id)
     options = parse_options(game, option)
     seed = random_seed() if seed is None else seed
@@ -131,6 +146,8 @@ def play_command(
     console.print(match_table(result, game))
     if out is not None:
         console.print(f"records appended to {out}")
+    if json_flag:
+        print_json({**match_document(result, game, options), "records": None if out is None else str(out)})
     finish_match(result, logs, keep_logs=log_dir is not None)
 
 

@@ -69,3 +69,28 @@ def match_table(result: MatchResult, game: Game) -> Table:
         table.add_row(name, str(row.games), str(row.wins), str(row.draws), str(row.losses),
                       f"{row.placing / n:.2f}", _score(row.score), f"{row.score / n:.2f}", str(row.faults))
     return table
+
+
+def match_document(result: MatchResult, game: Game, options: dict[str, str]) -> dict[str, object]:
+    """The match as one JSON-able document (for --json): every game with its seats,
+    ranks, scores, termination and faults, and each bot's totals."""
+    games = []
+    for index, (outcome, seats) in enumerate(zip(result.outcomes, result.seatings, strict=True)):
+        tags = outcome.record.tags
+        games.append({
+            "game": index + 1, "round": tags.get("Round"), "seed": tags.get("Seed"),
+            "seats": [result.names[b] for b in seats], "ranks": list(outcome.ranks),
+            "scores": None if outcome.scores is None else list(outcome.scores), "void": outcome.void,
+            "termination": str(outcome.termination), "detail": tags.get("TerminationDetail", ""),
+            "plies": len(outcome.record.plies),
+            "faults": [{"seat": f.seat, "bot": result.names[seats[f.seat]], "reason": str(f.reason),
+                        "detail": f.detail, "ply": f.ply} for f in outcome.faults],
+        })
+    bots = []
+    for name, row in zip(result.names, totals(result), strict=True):
+        n = max(row.games, 1)
+        bots.append({"bot": name, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
+                     "mean_place": round(row.placing / n, 4), game.score_name: row.score,
+                     f"mean_{game.score_name}": round(row.score / n, 4), "faults": row.faults})
+    return {"game": game.id, "options": options, "bots": bots, "games": games,
+            "never_started": result.never_ready}
