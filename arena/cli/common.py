@@ -322,6 +322,9 @@ def log_void_game(log_dir: Path | None, index: int, outcome: GameOutcome) -> Non
         log.write(f"--- game {index + 1}\n{outcome.error}\n{write_record(outcome.record)}\n")
 
 
+LogProtocolArg = Annotated[bool, typer.Option(
+    "--log-protocol", help="Write every line each way between the referee and each bot, with a timestamp, the game "
+    "and the ply, to BOT.protocol.log in the log folder (kept after the match).")]
 JsonArg = Annotated[bool, typer.Option(
     "--json", help="Print one JSON document on stdout (results, faults, figures) and nothing else there; "
     "progress and messages go to stderr.")]

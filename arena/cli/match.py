@@ -21,6 +21,7 @@ from arena.cli.common import (
     CpusArg,
     GraceArg,
     JsonArg,
+    LogProtocolArg,
     MatchSeedArg,
     MaxProcessesArg,
     MemoryArg,
@@ -104,13 +105,15 @@ def match_command(
         "--concurrency", "-c", min=1, max=256, help="Games played at once (each pair of games on one table of "
         "its own bots); default 1.")] = 1,
     json_flag: JsonArg = False,
+    log_protocol: LogProtocolArg = False,
 ) -> None:
     """Play A against B in pairs of games with colours swapped and the same seed; print
     B's Elo over A with its 95% interval, the likelihood of superiority and the
     pentanomial counts of the pairs. With --sprt, stop when the test decides."""
     with json_output(json_flag):
         _match(args, game_id, games, sprt, seed, bot_seed, out, time_per_move, clock, startup_time, grace, option,
-               memory_mb, max_processes, cpus, scratch_mb, no_sandbox, bots_file, quiet, concurrency, json_flag)
+               memory_mb, max_processes, cpus, scratch_mb, no_sandbox, bots_file, quiet, concurrency, json_flag,
+               log_protocol)
 
 
 def _plans(games: int, seed: int, tables: int) -> list[tuple[PlannedGame, ...]]:
@@ -127,7 +130,8 @@ def _plans(games: int, seed: int, tables: int) -> list[tuple[PlannedGame, ...]]:
 def _match(args: list[str], game_id: str, games: int, sprt: bool, seed: int | None, bot_seed: int | None,
            out: Path | None, time_per_move: str | None, clock: str | None, startup_time: str, grace: str,
            option: list[str] | None, memory_mb: int, max_processes: int, cpus: float, scratch_mb: int,
-           no_sandbox: bool, bots_file: Path | None, quiet: bool, concurrency: int, json_flag: bool) -> None:
+           no_sandbox: bool, bots_file: Path | None, quiet: bool, concurrency: int, json_flag: bool,
+           log_protocol: bool) -> None:
     settings = [a for a in args if SETTING.match(a)]
     for item in settings:
         if not SPRT_ITEM.match(item):
@@ -162,7 +166,8 @@ def _match(args: list[str], game_id: str, games: int, sprt: bool, seed: int | No
     plans = _plans(games, seed, concurrency)
     configs = [MatchConfig(game, options, tc, seed, len(plan), event="arena match", log_dir=logs / f"table-{k + 1}",
                            timing=timing, limits=limits, plan=plan, chance_key=installation_key(),
-                           hidden=(out, logs) if out else (logs,)) for k, plan in enumerate(plans)]
+                           hidden=(out, logs) if out else (logs,), log_protocol=log_protocol)
+               for k, plan in enumerate(plans)]
     stats = PairStats()
     pairs: dict[str, list[float]] = {}
     """Points of B in each pair under way, by its seed; a void game is not part of a pair."""
@@ -245,4 +250,4 @@ def _match(args: list[str], game_id: str, games: int, sprt: bool, seed: int | No
                                 "llr": stats.llr(params), "lower": params.lower_bound, "upper": params.upper_bound,
                                 "decision": decision[0] if decision else None, "verdict": verdict_text}
         print_json(document)
-    finish_match(result, logs, keep_logs=False)
+    finish_match(result, logs, keep_logs=log_protocol)

@@ -17,6 +17,7 @@ from arena.cli.common import (
     CpusArg,
     GraceArg,
     JsonArg,
+    LogProtocolArg,
     MatchSeedArg,
     MaxProcessesArg,
     MemoryArg,
@@ -94,6 +95,7 @@ def play_command(
     open_page: Annotated[bool, typer.Option(
         "--open/--no-open", help="Open the page of a human-web seat in the browser.")] = True,
     json_flag: JsonArg = False,
+    log_protocol: LogProtocolArg = False,
 ) -> None:
     """Play a game or a match between bots and print the results.
 
@@ -108,14 +110,14 @@ def play_command(
     with json_output(json_flag):
         _play(game_id, bots, games, seed, bot_seed, out, time_per_move, clock, startup_time, grace, watch, option,
               log_dir, memory_mb, max_processes, cpus, scratch_mb, no_sandbox, bots_file, quiet, web_host, web_port,
-              open_page, json_flag)
+              open_page, json_flag, log_protocol)
 
 
 def _play(game_id: str, bots: list[str], games: int, seed: int | None, bot_seed: int | None, out: Path | None,
           time_per_move: str | None, clock: str | None, startup_time: str, grace: str, watch: bool,
           option: list[str] | None, log_dir: Path | None, memory_mb: int, max_processes: int, cpus: float,
           scratch_mb: int, no_sandbox: bool, bots_file: Path | None, quiet: bool, web_host: str, web_port: int,
-          open_page: bool, json_flag: bool) -> None:
+          open_page: bool, json_flag: bool, log_protocol: bool) -> None:
     game = load_game(game_id)
     options = parse_options(game, option)
     seed = random_seed() if seed is None else seed
@@ -135,7 +137,7 @@ def _play(game_id: str, bots: list[str], games: int, seed: int | None, bot_seed:
     logs = prepare_log_dir(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs, limits=limits,
                          timing=timing, chance_key=installation_key(), hidden=(out,) if out else (),
-                         launcher=people_launcher(people))
+                         launcher=people_launcher(people), log_protocol=log_protocol)
     page = _WebSeat(web[0], web_host, web_port, open_page) if web else None  # type: ignore[arg-type]
     try:
         result = _run_match(config, specs, out, watch or bool(people), quiet, page)
@@ -148,7 +150,7 @@ def _play(game_id: str, bots: list[str], games: int, seed: int | None, bot_seed:
         console.print(f"records appended to {out}")
     if json_flag:
         print_json({**match_document(result, game, options), "records": None if out is None else str(out)})
-    finish_match(result, logs, keep_logs=log_dir is not None)
+    finish_match(result, logs, keep_logs=log_dir is not None or log_protocol)
 
 
 class _WebSeat:

@@ -71,6 +71,7 @@ class WorkUnit:
     games: list[ScheduledGame]
     plan: tuple[tuple[tuple[int, ...], int, str], ...]
     """Per game: seats (index into `bots`), seed and round label."""
+    log_protocol: bool = False
 
 
 # ---- packing bot folders ---------------------------------------------------------------------
@@ -179,7 +180,7 @@ def work_unit(key: str, job: Job, packages: dict[Path, str]) -> WorkUnit:
     plan = tuple((p.seats, p.seed, p.round) for p in config.plan or ())
     return WorkUnit(key, config.game.id, dict(config.options), config.time_control, config.timing, config.limits,
                     config.event, config.chance_key, [portable_bot(s, packages) for s in job.specs], list(job.games),
-                    plan)
+                    plan, config.log_protocol)
 
 
 def match_config(unit: WorkUnit, log_dir: Path, hidden: tuple[Path, ...]) -> MatchConfig:
@@ -190,4 +191,4 @@ def match_config(unit: WorkUnit, log_dir: Path, hidden: tuple[Path, ...]) -> Mat
     plan = tuple(PlannedGame(seats, seed, label) for seats, seed, label in unit.plan)
     return MatchConfig(get_game(unit.game_id), unit.options, unit.time_control, games=len(plan), event=unit.event,
                        log_dir=log_dir, limits=unit.limits, timing=unit.timing, plan=plan,
-                       chance_key=unit.chance_key, hidden=hidden)
+                       chance_key=unit.chance_key, hidden=hidden, log_protocol=unit.log_protocol)

@@ -84,6 +84,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     sandbox: bool = True
     cluster: ClusterSection = ClusterSection()
     registry: str | None = None
+    log_protocol: bool = False
 
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -128,6 +129,8 @@ class League:
     local:N); None: this machine."""
     max_folder_mb: int = 200
     """The largest bot folder a cluster ships to its workers."""
+    log_protocol: bool = False
+    """Keep every bot's protocol traffic in its log folder."""
 
     @property
     def database(self) -> Path:
@@ -279,6 +282,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         infrastructure_retries=raw.infrastructure_retries,
         time_control=time_control, timing=timing, limits=limits, source=source,
         cluster=_cluster_address(raw.cluster.address, base), max_folder_mb=raw.cluster.max_folder_mb,
+        log_protocol=raw.log_protocol,
     )
     cores = default_concurrency()
     if concurrency > cores:

@@ -127,6 +127,7 @@ class LeagueRunner:
             league.game, league.options, league.time_control, games=len(plan), event=league.name,
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
+            log_protocol=league.log_protocol,
         )
         return Job(unit, self.specs(table), config)
 

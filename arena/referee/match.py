@@ -24,6 +24,7 @@ from arena.referee.referee import Referee, Watcher
 from arena.referee.seeds import cycle_seed, rotated, secret_path
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
+from arena.referee.traffic import logging_launcher
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,8 @@ class MatchConfig:
     key, a league its own): no bot can recompute a deal from the seed."""
     hidden: tuple[Path, ...] = ()
     """The referee's output (records, database, logs): never visible to a bot."""
+    log_protocol: bool = False
+    """Write every line each way to a protocol log beside each bot's stderr log."""
 
 
 def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
@@ -138,7 +141,7 @@ async def play_match(
             config.log_dir / f"{i}-{_safe(spec.name)}.log" if config.log_dir else None,
             spec.limits or config.limits,
             config.timing,
-            config.launcher,
+            logging_launcher(config.launcher) if config.log_protocol else config.launcher,
             _hidden(config) + _other_folders(specs, i),
         )
         for i, spec in enumerate(specs)
