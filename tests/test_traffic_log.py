@@ -42,7 +42,8 @@ def test_play_logs_every_line_each_way_with_game_and_ply(tmp_path: Path) -> None
 
 def test_a_league_key_logs_the_tables(tmp_path: Path) -> None:
     (tmp_path / "l.toml").write_text('name = "x"\ngame = "btt"\nlog_protocol = true\n'
-                                     '[[bots]]\nname = "a"\ncommand = "random"\n[[bots]]\nname = "b"\ncommand = "random"\n')
+                                     '[[bots]]\nname = "a"\ncommand = "random"\n'
+                                     '[[bots]]\nname = "b"\ncommand = "random"\n')
     result = runner.invoke(app, ["league", "run", str(tmp_path / "l.toml"), "-q"])
     assert result.exit_code == 0, result.output
     logs = sorted((tmp_path / "l" / "logs").rglob("*.protocol.log"))
