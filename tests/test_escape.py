@@ -377,3 +377,22 @@ def test_a_shipped_bot_never_sees_the_folder_the_user_is_in(tmp_path: Path, monk
     result = play([escape("read", ZOO_TARGET=str(home / "private.txt")), honest()], tmp_path / "logs")
     assert attack_report(tmp_path / "logs", "read") == ["read 0 failed: FileNotFoundError"]
     assert_game_sound(result)
+
+
+def test_a_bot_in_a_shared_folder_sees_its_own_files_there_not_the_folder(tmp_path: Path) -> None:
+    """A bot whose script lies directly in /tmp (or which runs from /tmp) is shown its
+    script there, never everyone's /tmp: its /tmp stays its own small tmpfs."""
+    neighbour = Path("/tmp") / f"arena-neighbour-{uuid.uuid4().hex}.txt"
+    script = Path("/tmp") / f"arena-escape-{uuid.uuid4().hex}.py"
+    script.write_text(Path(resolve_bot("zoo/escape", "btt").command[-1]).read_text())
+    neighbour.write_text("someone else's file")
+    try:
+        cheat = BotSpec("cheat", [sys.executable, str(script)], "/tmp",
+                        {"ZOO_ATTACK": "read", "ZOO_TARGET": str(neighbour)})
+        result = play([cheat, honest()], tmp_path, games=2)
+        assert attack_report(tmp_path, "read") == ["read 0 failed: FileNotFoundError"]
+        assert_game_sound(result)
+        assert len(result.pgids) == 2  # its /tmp is its own tmpfs: emptied between games, no restart
+    finally:
+        script.unlink()
+        neighbour.unlink()

@@ -126,18 +126,37 @@ def readable_for(argv: Sequence[str]) -> list[Path]:
     program = shutil.which(argv[0]) if argv else None
     if program is not None:
         real = Path(os.path.realpath(program))
-        paths.add(real.parent.parent if real.parent.name == "bin" else real.parent)
+        paths.add(_folder_or_file(real.parent.parent if real.parent.name == "bin" else real.parent, real))
     for arg in argv[1:]:
         candidate = Path(arg)
         if candidate.is_absolute() and candidate.exists():
-            paths.add(candidate.resolve().parent)
+            paths.add(_folder_or_file(candidate.resolve().parent, candidate.resolve()))
     return sorted(p for p in paths if not any(str(p).startswith(s + "/") or str(p) == s for s in SYSTEM_DIRS))
 
 
+SHARED_DIRS = ("/", "/tmp", "/var/tmp", "/dev/shm", "/run", "/home", "/root", "/proc", "/sys")
+"""Folders shared by everything on the machine: never shown to a bot whole (a bot whose
+program lies directly in /tmp sees that file alone, not everyone's /tmp)."""
+
+
+def _folder_or_file(folder: Path, file: Path) -> Path:
+    return file if str(folder) in SHARED_DIRS else folder
+
+
 def readable_paths(argv: Sequence[str], folder: Path) -> list[Path]:
-    """Every folder bound read-only for this command, shallowest first (so a deeper
-    bind lands on top of a shallower one)."""
-    return sorted({*readable_for(argv), folder.resolve()}, key=lambda p: len(p.parts))
+    """Every folder (or single file) bound read-only for this command, shallowest first
+    (so a deeper bind lands on top of a shallower one). A bot whose folder is a shared
+    one (/tmp, /) gets the files its command names there, not the folder."""
+    own = folder.resolve()
+    readable = set(readable_for(argv))
+    if str(own) in SHARED_DIRS:
+        for arg in argv:
+            candidate = own / arg
+            if not Path(arg).is_absolute() and candidate.is_file():
+                readable.add(candidate.resolve())
+    else:
+        readable.add(own)
+    return sorted(readable, key=lambda p: len(p.parts))
 
 
 def _within(path: Path, folder: Path) -> bool:
@@ -180,7 +199,9 @@ def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, env: dict[str,
     for path in readable:
         args += ["--ro-bind", str(path), str(path)]
     args += _masks(hidden, readable)
-    args += ["--chdir", str(folder.resolve()), "--clearenv"]
+    own = folder.resolve()
+    shown = own in (Path("/"), Path("/tmp")) or any(own == p or own in p.parents for p in readable)
+    args += ["--chdir", str(own) if shown else SCRATCH, "--clearenv"]
     for name in PASSED_ENV:
         if name in os.environ:
             args += ["--setenv", name, os.environ[name]]

@@ -1,0 +1,265 @@
+"""`arena check`: does a bot keep the protocol? Like fastchess's --compliance.
+
+The bot plays short games of every game it is asked about, from every seat count and
+every seat, against random bots, under a tight clock, with the choice of `legal` and
+`observation` it makes in its `ready`; then one game in which every message carries a
+field it cannot know and a message type it cannot know arrives after `start`; then ten
+games in a row in one process; then a process is asked to `quit`, and another has its
+stdin closed. Each check passes or fails with the line that failed."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import trio
+
+from arena.games import Game
+from arena.referee.botnames import resolve_bot
+from arena.referee.channel import Launch, Launcher, LineChannel
+from arena.referee.match import MatchConfig, MatchResult, PlannedGame, play_match
+from arena.referee.player import BotPlayer, Timing
+from arena.referee.process import launch_process
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.timecontrol import TimeControl
+from arena.referee.traffic import LoggedChannel, TrafficLog
+from arena.termination import Termination
+from protocol.codec import encode
+from protocol.messages import Quit
+
+CHECKS = (
+    ("handshake", "answers hello with a valid ready in time"),
+    ("in-time", "answers every request within its time"),
+    ("legal-actions", "plays only legal actions"),
+    ("valid-lines", "writes only valid messages: JSON lines of the right types, under the size limit"),
+    ("one-answer", "writes one line per request and nothing it was not asked for"),
+    ("stays-up", "keeps running and its pipes open through a game"),
+    ("within-limits", "stays within its memory and process limits"),
+    ("ignores-unknown", "ignores message fields and message types it does not know"),
+    ("many-games", "plays many games in a row in one process"),
+    ("exits-on-quit", "exits when told to quit"),
+    ("exits-on-closed-stdin", "exits when its stdin closes"),
+    ("stderr-within-cap", "writes less to stderr than the log keeps (1 MiB)"),
+    ("info-within-cap", "keeps the info of its actions under the record's 1 KB"),
+)
+"""Every check, in the order of the report."""
+
+REASON_CHECK = {
+    Termination.STARTUP_FAILURE: "handshake", Termination.STARTUP_TIMEOUT: "handshake",
+    Termination.TIME_OUT: "in-time", Termination.ILLEGAL_ACTION: "legal-actions",
+    Termination.MALFORMED: "valid-lines", Termination.OVERSIZED_LINE: "valid-lines",
+    Termination.UNEXPECTED_MESSAGE: "one-answer", Termination.CRASH: "stays-up", Termination.CLOSED_PIPE: "stays-up",
+    Termination.MEMORY_LIMIT: "within-limits", Termination.PROCESS_LIMIT: "within-limits",
+}
+"""Which check a fault of the bot in a game fails."""
+
+SMALL_OPTIONS = {"blox": {"width": "8", "height": "8"}, "roots": {"radius": "3"}}
+"""Short games: the smallest boards."""
+EXIT_S = 2.0
+MANY_GAMES = 10
+
+
+@dataclass
+class CheckResult:
+    """One check: passed or not, what was tried, and the line that failed."""
+
+    name: str
+    about: str
+    passed: bool = True
+    tried: int = 0
+    detail: str = ""
+    line: str = ""
+
+
+@dataclass
+class Report:
+    """The report of one bot."""
+
+    bot: str
+    games: list[str] = field(default_factory=list)
+    checks: dict[str, CheckResult] = field(default_factory=lambda: {n: CheckResult(n, a) for n, a in CHECKS})
+
+    @property
+    def passed(self) -> bool:
+        return all(c.passed for c in self.checks.values())
+
+    def fail(self, name: str, detail: str, line: str = "") -> None:
+        check = self.checks[name]
+        check.tried += 1
+        if check.passed:  # the first failure is the one reported
+            check.passed, check.detail, check.line = False, detail, line
+
+    def ok(self, name: str) -> None:
+        self.checks[name].tried += 1
+
+
+class _ProbingChannel(LoggedChannel):
+    """A channel that adds a field no bot knows to every message, and sends a message of
+    a type no bot knows after each `start`."""
+
+    async def write(self, data: bytes, deadline: float) -> None:
+        if data.startswith(b"{"):
+            data = b'{"x_future":{"n":1,"why":"a field of a later protocol"},' + data[1:]
+        if b'"type":"start"' in data:
+            data += b'{"type":"x-news","text":"a message of a later protocol"}\n'
+        await super().write(data, deadline)
+
+
+def _launcher(logs: Path, probing: bool) -> Launcher:
+    def launch(spec: Launch, nursery: trio.Nursery) -> LineChannel:
+        channel = launch_process(spec, nursery)
+        if spec.log_path is None:
+            return channel
+        log = TrafficLog(spec.log_path.with_suffix(".protocol.log"))
+        return (_ProbingChannel if probing else LoggedChannel)(channel, log)
+
+    return launch
+
+
+def _last_lines(log: Path) -> tuple[str, str]:
+    """The last line the bot wrote and the last line it was sent, from its traffic log."""
+    sent = got = ""
+    try:
+        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
+            head, _, rest = line.partition(" > ")
+            if rest and " < " not in head:
+                sent = rest
+            head, _, rest = line.partition(" < ")
+            if rest:
+                got = rest
+    except OSError:
+        pass
+    return got[:300], sent[:300]
+
+
+@dataclass
+class Checker:
+    """Runs the checks of one bot."""
+
+    spec_for: Callable[[Game], BotSpec]
+    """The bot for a game (a shipped name means another program per game)."""
+    games: list[Game]
+    time_control: TimeControl = TimeControl(per_move_s=0.5)
+    timing: Timing = Timing(startup_s=10.0, grace_s=0.05)
+    limits: Limits = Limits()
+    quick: bool = False
+    """One seat count and one seat per game instead of all of them."""
+    progress: Callable[[str], None] = lambda text: None
+
+    def run(self) -> Report:
+        report = Report(self.spec_for(self.games[0]).name)
+        folder = Path(tempfile.mkdtemp(prefix="arena-check-"))
+        try:
+            for game in self.games:
+                for seats, seat in self._seatings(game):
+                    label = f"{game.id}, {seats} seat(s), seat {seat}"
+                    self.progress(label)
+                    report.games.append(label)
+                    self._game(report, game, seats, seat, folder, probing=False)
+            first = self.games[0]
+            self.progress("unknown fields and messages")
+            self._game(report, first, max(2, first.min_seats), 0, folder, probing=True, check="ignores-unknown")
+            self.progress(f"{MANY_GAMES} games in one process")
+            self._game(report, first, max(2, first.min_seats), 0, folder, probing=False, games=MANY_GAMES,
+                       check="many-games")
+            self.progress("quit and closed stdin")
+            trio.run(self._exits, report, folder, self.spec_for(first))
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
+        return report
+
+    def _seatings(self, game: Game) -> list[tuple[int, int]]:
+        counts = [n for n in range(max(1, game.min_seats), game.max_seats + 1)]
+        if self.quick:
+            count = max(2, game.min_seats) if game.max_seats >= 2 else game.min_seats
+            return [(count, 0)]
+        return [(n, s) for n in counts for s in range(n)]
+
+    def _game(self, report: Report, game: Game, seats: int, seat: int, folder: Path, probing: bool,
+              games: int = 1, check: str | None = None) -> None:
+        logs = folder / f"{game.id}-{seats}-{seat}-{'probe' if probing else 'plain'}-{games}"
+        others = [replace(resolve_bot("random", game.id), name=f"random-{k}") for k in range(seats - 1)]
+        spec = self.spec_for(game)
+        bot = replace(spec, env=dict(spec.env))
+        specs = others[:seat] + [bot] + others[seat:]
+        options = game.resolve_options(SMALL_OPTIONS.get(game.id, {}))
+        plan = tuple(PlannedGame(tuple(range(seats)), 1000 + k, str(k + 1)) for k in range(games))
+        config = MatchConfig(game, options, self.time_control, games=games, event="arena check", log_dir=logs,
+                             limits=self.limits, timing=self.timing, plan=plan, launcher=_launcher(logs, probing),
+                             chance_key=b"arena-check")
+        result: MatchResult = trio.run(play_match, config, specs)
+        self._read(report, result, seat, logs, game, check)
+
+    def _read(self, report: Report, result: MatchResult, seat: int, logs: Path, game: Game,
+              check: str | None) -> None:
+        protocol_log = next(iter(sorted(logs.glob(f"{seat}-*.protocol.log"))), logs / "none")
+        got, sent = _last_lines(protocol_log)
+        faulted = False
+        for number, outcome in enumerate(result.outcomes, 1):
+            for fault in outcome.faults:
+                if fault.seat != seat:
+                    continue
+                faulted = True
+                natural = REASON_CHECK.get(fault.reason, "stays-up")
+                # A special game (unknown messages, many games) fails its own check only
+                # when the plain games did not already fail the same way.
+                name = check if check is not None and report.checks[natural].passed else natural
+                where = f"{game.id}, {len(outcome.ranks)} seat(s), seat {seat}, game {number}"
+                report.fail(name, f"{where}: {fault.reason} {fault.when}: {fault.detail}",
+                            got if fault.reason not in (Termination.TIME_OUT, Termination.STARTUP_TIMEOUT)
+                            else f"(no answer to) {sent}")
+            for ply in outcome.record.plies:
+                if ply.actor == seat and ply.comment_text() and "[arena: cut to" in (ply.comment_text() or ""):
+                    report.fail("info-within-cap", f"{game.id}: its info at ply was cut to the record's 1 KB",
+                                got)
+                    break
+        if check is not None and not faulted:
+            report.ok(check)
+        if check == "many-games" and not faulted and len({p for p in result.pgids}) > len(result.names):
+            report.fail("many-games", "the bot had to be started again between games", got)
+        if not faulted and check is None:
+            for name in ("handshake", "in-time", "legal-actions", "valid-lines", "one-answer", "stays-up",
+                         "within-limits"):
+                report.ok(name)
+        logs_of_seat = [p for p in logs.glob(f"{seat}-*.log") if not p.name.endswith(".protocol.log")]
+        stderr = logs_of_seat[0].read_text(errors="replace") if logs_of_seat else ""
+        if "[arena: log capped at" in stderr:
+            report.fail("stderr-within-cap", f"{game.id}: it wrote more to stderr than the 1 MiB the log keeps",
+                        "")
+        else:
+            report.ok("stderr-within-cap")
+        report.ok("info-within-cap")
+
+    async def _exits(self, report: Report, folder: Path, spec: BotSpec) -> None:
+        for name, close in (("exits-on-quit", False), ("exits-on-closed-stdin", True)):
+            logs = folder / name
+            logs.mkdir()
+            player = BotPlayer(spec, logs / "bot.log", self.limits, self.timing, _launcher(logs, False))
+            async with trio.open_nursery() as nursery:
+                try:
+                    await player.start(nursery)
+                except Exception as exc:  # noqa: BLE001 - a bot that cannot start fails the handshake instead
+                    report.fail(name, f"it did not start ({exc})")
+                    player.dispose()
+                    nursery.cancel_scope.cancel()
+                    continue
+                channel = player.channel
+                assert channel is not None
+                if close:
+                    channel.close_input()
+                else:
+                    await channel.write(encode(Quit()), trio.current_time() + 1)
+                with trio.move_on_after(EXIT_S):
+                    while channel.running:
+                        await trio.sleep(0.01)
+                if channel.running:
+                    what = "its stdin was closed" if close else "it was sent quit"
+                    report.fail(name, f"still running {EXIT_S:g} s after {what}", '{"type":"quit"}' if not close
+                                else "(stdin closed)")
+                else:
+                    report.ok(name)
+                player.dispose()
+                nursery.cancel_scope.cancel()
