@@ -60,6 +60,7 @@ SMALL_OPTIONS = {"blox": {"width": "8", "height": "8"}, "roots": {"radius": "3"}
 """Short games: the smallest boards."""
 EXIT_S = 2.0
 MANY_GAMES = 10
+QUICK_MANY_GAMES = 4
 
 
 @dataclass
@@ -72,6 +73,8 @@ class CheckResult:
     tried: int = 0
     detail: str = ""
     line: str = ""
+    skipped: bool = False
+    """Not run: an earlier check already failed the way it would."""
 
 
 @dataclass
@@ -94,6 +97,11 @@ class Report:
 
     def ok(self, name: str) -> None:
         self.checks[name].tried += 1
+
+    def skip(self, name: str, why: str) -> None:
+        check = self.checks[name]
+        if check.passed and not check.tried:
+            check.skipped, check.detail = True, f"not run: {why}"
 
 
 class _ProbingChannel(LoggedChannel):
@@ -160,11 +168,20 @@ class Checker:
                     report.games.append(label)
                     self._game(report, game, seats, seat, folder, probing=False)
             first = self.games[0]
-            self.progress("unknown fields and messages")
-            self._game(report, first, max(2, first.min_seats), 0, folder, probing=True, check="ignores-unknown")
-            self.progress(f"{MANY_GAMES} games in one process")
-            self._game(report, first, max(2, first.min_seats), 0, folder, probing=False, games=MANY_GAMES,
-                       check="many-games")
+            if not report.checks["handshake"].passed:
+                for name in report.checks:
+                    report.skip(name, "the bot did not start")
+                return report
+            if any(not report.checks[name].passed for name in REASON_CHECK.values()):
+                for name in ("ignores-unknown", "many-games"):
+                    report.skip(name, "the bot already failed in the games above")
+            else:
+                self.progress("unknown fields and messages")
+                self._game(report, first, max(2, first.min_seats), 0, folder, probing=True, check="ignores-unknown")
+                many = QUICK_MANY_GAMES if self.quick else MANY_GAMES
+                self.progress(f"{many} games in one process")
+                self._game(report, first, max(2, first.min_seats), 0, folder, probing=False, games=many,
+                           check="many-games")
             self.progress("quit and closed stdin")
             trio.run(self._exits, report, folder, self.spec_for(first))
         finally:
@@ -234,18 +251,22 @@ class Checker:
         report.ok("info-within-cap")
 
     async def _exits(self, report: Report, folder: Path, spec: BotSpec) -> None:
-        for name, close in (("exits-on-quit", False), ("exits-on-closed-stdin", True)):
-            logs = folder / name
-            logs.mkdir()
-            player = BotPlayer(spec, logs / "bot.log", self.limits, self.timing, _launcher(logs, False))
-            async with trio.open_nursery() as nursery:
+        """Both exit checks at once: a process told to quit, another whose stdin closes."""
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self._exit, report, folder, spec, "exits-on-quit", False)
+            nursery.start_soon(self._exit, report, folder, spec, "exits-on-closed-stdin", True)
+
+    async def _exit(self, report: Report, folder: Path, spec: BotSpec, name: str, close: bool) -> None:
+        logs = folder / name
+        logs.mkdir()
+        player = BotPlayer(spec, logs / "bot.log", self.limits, self.timing, _launcher(logs, False))
+        async with trio.open_nursery() as nursery:
+            try:
                 try:
                     await player.start(nursery)
                 except Exception as exc:  # noqa: BLE001 - a bot that cannot start fails the handshake instead
                     report.fail(name, f"it did not start ({exc})")
-                    player.dispose()
-                    nursery.cancel_scope.cancel()
-                    continue
+                    return
                 channel = player.channel
                 assert channel is not None
                 if close:
@@ -257,9 +278,10 @@ class Checker:
                         await trio.sleep(0.01)
                 if channel.running:
                     what = "its stdin was closed" if close else "it was sent quit"
-                    report.fail(name, f"still running {EXIT_S:g} s after {what}", '{"type":"quit"}' if not close
-                                else "(stdin closed)")
+                    report.fail(name, f"still running {EXIT_S:g} s after {what}",
+                                "(stdin closed)" if close else '{"type":"quit"}')
                 else:
                     report.ok(name)
+            finally:
                 player.dispose()
                 nursery.cancel_scope.cancel()

@@ -72,16 +72,17 @@ def check_command(
         for column in ("check", "result", "what failed"):
             table.add_column(column, overflow="fold")
         for check in report.checks.values():
-            mark = "[green]pass[/]" if check.passed else "[bold red]FAIL[/]"
-            failed = "" if check.passed else f"{check.detail}\nline: {check.line}" if check.line else check.detail
+            mark = "[dim]not run[/]" if check.skipped else "[green]pass[/]" if check.passed else "[bold red]FAIL[/]"
+            failed = check.detail if check.skipped else "" if check.passed else \
+                f"{check.detail}\nline: {check.line}" if check.line else check.detail
             table.add_row(f"{check.name}\n[dim]{check.about}[/]", mark, failed)
         console.print(table)
         console.print(f"{len(report.games)} game setting(s) played: " + "; ".join(report.games[:6]) +
                       (" ..." if len(report.games) > 6 else ""), highlight=False)
         if json_flag:
             print_json({"bot": spec.name, "passed": report.passed, "games": report.games,
-                        "checks": [{"name": c.name, "about": c.about, "passed": c.passed, "detail": c.detail,
-                                    "line": c.line} for c in report.checks.values()]})
+                        "checks": [{"name": c.name, "about": c.about, "passed": c.passed, "skipped": c.skipped,
+                                    "detail": c.detail, "line": c.line} for c in report.checks.values()]})
         if not report.passed:
             raise typer.Exit(1)
 

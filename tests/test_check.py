@@ -1,0 +1,85 @@
+"""`arena check`: passes on the shipped bots and fails, with the right check named, on
+each misbehaving bot of the zoo; its report names the failing line; --json for CI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from arena.conformance import Checker, Report
+from arena.games import get_game
+from arena.referee.botnames import resolve_bot
+from arena.referee.player import Timing
+from arena.referee.spec import Limits
+from arena.referee.timecontrol import TimeControl
+
+ZOO = {
+    "bad_utf8": "valid-lines", "child_keeps_pipes": "stays-up", "close_stdin": "stays-up",
+    "close_stdout": "stays-up", "crash": "stays-up", "deaf": "in-time", "deep_nesting": "valid-lines",
+    "exit_start": "handshake", "fat_info": "info-within-cap", "fork_loop": "in-time", "garbage": "valid-lines",
+    "hang": "in-time", "huge_line": "valid-lines", "huge_number": "valid-lines", "illegal": "legal-actions",
+    "memory_hog": "within-limits", "silent": "handshake", "slow": "in-time", "stderr_flood": "stderr-within-cap",
+    "unexpected": "one-answer", "wrong_type": "one-answer",
+}
+
+
+def check(*args: str) -> tuple[int, dict[str, object]]:
+    done = subprocess.run([sys.executable, "-m", "arena", "check", *args, "--json"], capture_output=True,
+                          text=True, timeout=600)
+    return done.returncode, json.loads(done.stdout)
+
+
+def check_in_process(bot: str, game: str = "btt", per_move: float = 0.5) -> Report:
+    """The same check without a command's start-up: for the many zoo bots."""
+    game_rules = get_game(game)
+    spec = resolve_bot(bot, game)
+    return Checker(lambda _: spec, [game_rules], TimeControl(per_move_s=per_move),
+                   Timing(startup_s=2.0, grace_s=0.05), Limits(memory_bytes=256 << 20), quick=True).run()
+
+
+def failed(report: dict[str, object]) -> list[str]:
+    return [c["name"] for c in report["checks"] if not c["passed"]]  # type: ignore[attr-defined]
+
+
+def test_the_shipped_random_bots_pass_on_every_game() -> None:
+    for bot in ("random", "random-js"):
+        code, report = check(bot, "--quick", "--time-per-move", "300ms")
+        assert code == 0 and report["passed"] is True and failed(report) == [], report
+        assert len(report["games"]) == 5  # type: ignore[arg-type]
+
+
+def test_a_greedy_bot_passes() -> None:
+    code, report = check("greedy", "--game", "btt", "--quick", "--time-per-move", "300ms")
+    assert code == 0 and failed(report) == []
+
+
+QUICK_ZOO = ("crash", "deep_nesting", "exit_start", "fat_info", "hang", "illegal", "memory_hog", "stderr_flood",
+             "unexpected")
+"""One zoo bot per check in the default suite; every one with -m slow."""
+
+
+@pytest.mark.parametrize("zoo", [z if z in QUICK_ZOO else pytest.param(z, marks=pytest.mark.slow) for z in sorted(ZOO)])
+def test_each_zoo_bot_fails_the_right_check(zoo: str) -> None:
+    # A memory hog needs time to reach its limit on a loaded machine: it fails on memory, not time.
+    report = check_in_process(f"zoo/{zoo}", per_move=5.0 if zoo == "memory_hog" else 0.5)
+    failures = {c.name: c for c in report.checks.values() if not c.passed}
+    assert not report.passed and ZOO[zoo] in failures, list(failures)
+    assert failures[ZOO[zoo]].detail
+
+
+def test_the_failing_line_is_quoted() -> None:
+    code, report = check("zoo/illegal", "--game", "btt", "--quick")
+    line = next(c["line"] for c in report["checks"] if c["name"] == "legal-actions")  # type: ignore[attr-defined]
+    assert "zz-not-legal" in line
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(3600)
+@pytest.mark.parametrize("game", ["btt", "treeblox", "roots", "blox", "the-tree"])
+def test_every_shipped_bot_passes_the_full_check(game: str) -> None:
+    for bot in ("greedy", "search") if game != "btt" else ("greedy",):
+        code, report = check(bot, "--game", game, "--time-per-move", "500ms")
+        assert code == 0 and failed(report) == [], (bot, report)
