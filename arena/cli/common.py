@@ -30,6 +30,7 @@ from arena.records.files import append_record
 from arena.records.writer import write_record
 from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.match import MatchResult
+from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.outcome import GameOutcome
 from arena.referee.player import Timing
 from arena.referee.sandbox import probe
@@ -325,6 +326,12 @@ def log_void_game(log_dir: Path | None, index: int, outcome: GameOutcome) -> Non
 LogProtocolArg = Annotated[bool, typer.Option(
     "--log-protocol", help="Write every line each way between the referee and each bot, with a timestamp, the game "
     "and the ply, to BOT.protocol.log in the log folder (kept after the match).")]
+OpeningsArg = Annotated[Path | None, typer.Option(
+    "--openings", metavar="FILE", help="Start the games from the openings of FILE, one a line (docs/openings.md), "
+    "each in turn, each played from every seat.")]
+RandomOpeningArg = Annotated[int, typer.Option(
+    "--random-opening", min=0, max=1000, metavar="N",
+    help="Start each seat rotation from its own N plies drawn at random from the legal actions (with the seed).")]
 JsonArg = Annotated[bool, typer.Option(
     "--json", help="Print one JSON document on stdout (results, faults, figures) and nothing else there; "
     "progress and messages go to stderr.")]
@@ -359,6 +366,19 @@ def _finite(value: object) -> object:
     if isinstance(value, list | tuple):
         return [_finite(v) for v in value]
     return value
+
+
+def openings_from(path: Path | None, random_plies: int, game: Game, seats: int,
+                  options: dict[str, str]) -> tuple[Opening, ...]:
+    """The openings a command gives, checked against the game (a message otherwise)."""
+    if path is not None and random_plies:
+        raise fail("give --openings FILE or --random-opening N, not both")
+    if path is None:
+        return ()
+    try:
+        return tuple(load_openings(path, game, seats, options))
+    except OpeningError as exc:
+        raise fail(str(exc)) from None
 
 
 def finish_match(result: MatchResult, logs: Path, keep_logs: bool) -> None:

@@ -26,8 +26,10 @@ from arena.cli.common import (
     MaxProcessesArg,
     MemoryArg,
     NoSandboxArg,
+    OpeningsArg,
     OptionArg,
     OutArg,
+    RandomOpeningArg,
     ScratchArg,
     StartupArg,
     TimePerMoveArg,
@@ -41,6 +43,7 @@ from arena.cli.common import (
     json_output,
     load_game,
     log_void_game,
+    openings_from,
     parse_options,
     print_json,
     registry_from,
@@ -50,7 +53,8 @@ from arena.cli.common import (
 )
 from arena.cli.summary import match_document, match_table
 from arena.errors import ArenaError, excerpt
-from arena.referee.match import MatchConfig, MatchResult, PlannedGame, play_match
+from arena.referee.match import MatchConfig, MatchResult, PlannedGame, opening_of_cycle, play_match
+from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import cycle_seed, installation_key, random_seed, rotated
 from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB
@@ -106,6 +110,8 @@ def match_command(
         "its own bots); default 1.")] = 1,
     json_flag: JsonArg = False,
     log_protocol: LogProtocolArg = False,
+    openings: OpeningsArg = None,
+    random_opening: RandomOpeningArg = 0,
 ) -> None:
     """Play A against B in pairs of games with colours swapped and the same seed; print
     B's Elo over A with its 95% interval, the likelihood of superiority and the
@@ -113,17 +119,18 @@ def match_command(
     with json_output(json_flag):
         _match(args, game_id, games, sprt, seed, bot_seed, out, time_per_move, clock, startup_time, grace, option,
                memory_mb, max_processes, cpus, scratch_mb, no_sandbox, bots_file, quiet, concurrency, json_flag,
-               log_protocol)
+               log_protocol, openings, random_opening)
 
 
-def _plans(games: int, seed: int, tables: int) -> list[tuple[PlannedGame, ...]]:
-    """The match's games, pair by pair (same seed, seats swapped), dealt to `tables`
-    tables: pair k goes to table k mod tables."""
+def _plans(games: int, seed: int, tables: int, book: tuple[Opening, ...] = ()) -> list[tuple[PlannedGame, ...]]:
+    """The match's games, pair by pair (same seed and opening, seats swapped), dealt to
+    `tables` tables: pair k goes to table k mod tables."""
     plans: list[list[PlannedGame]] = [[] for _ in range(tables)]
     for pair in range(games // 2):
         for second in (0, 1):
             index = 2 * pair + second
-            plans[pair % tables].append(PlannedGame(rotated((0, 1), second), cycle_seed(seed, pair), str(index + 1)))
+            plans[pair % tables].append(PlannedGame(rotated((0, 1), second), cycle_seed(seed, pair), str(index + 1),
+                                                    opening_of_cycle(book, pair)))
     return [tuple(plan) for plan in plans if plan]
 
 
@@ -131,7 +138,7 @@ def _match(args: list[str], game_id: str, games: int, sprt: bool, seed: int | No
            out: Path | None, time_per_move: str | None, clock: str | None, startup_time: str, grace: str,
            option: list[str] | None, memory_mb: int, max_processes: int, cpus: float, scratch_mb: int,
            no_sandbox: bool, bots_file: Path | None, quiet: bool, concurrency: int, json_flag: bool,
-           log_protocol: bool) -> None:
+           log_protocol: bool, openings: Path | None, random_opening: int) -> None:
     settings = [a for a in args if SETTING.match(a)]
     for item in settings:
         if not SPRT_ITEM.match(item):
@@ -162,11 +169,13 @@ def _match(args: list[str], game_id: str, games: int, sprt: bool, seed: int | No
     if out is not None:
         check_out_file(out)
         out.touch()  # before any bot starts, so that its sandbox masks it
+    book = openings_from(openings, random_opening, game, 2, options)
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-"))
-    plans = _plans(games, seed, concurrency)
+    plans = _plans(games, seed, concurrency, book)
     configs = [MatchConfig(game, options, tc, seed, len(plan), event="arena match", log_dir=logs / f"table-{k + 1}",
                            timing=timing, limits=limits, plan=plan, chance_key=installation_key(),
-                           hidden=(out, logs) if out else (logs,), log_protocol=log_protocol)
+                           hidden=(out, logs) if out else (logs,), log_protocol=log_protocol,
+                           random_opening=random_opening)
                for k, plan in enumerate(plans)]
     stats = PairStats()
     pairs: dict[str, list[float]] = {}

@@ -22,8 +22,10 @@ from arena.cli.common import (
     MaxProcessesArg,
     MemoryArg,
     NoSandboxArg,
+    OpeningsArg,
     OptionArg,
     OutArg,
+    RandomOpeningArg,
     ScratchArg,
     StartupArg,
     TimePerMoveArg,
@@ -37,6 +39,7 @@ from arena.cli.common import (
     json_output,
     load_game,
     log_void_game,
+    openings_from,
     parse_options,
     prepare_log_dir,
     print_json,
@@ -96,6 +99,8 @@ def play_command(
         "--open/--no-open", help="Open the page of a human-web seat in the browser.")] = True,
     json_flag: JsonArg = False,
     log_protocol: LogProtocolArg = False,
+    openings: OpeningsArg = None,
+    random_opening: RandomOpeningArg = 0,
 ) -> None:
     """Play a game or a match between bots and print the results.
 
@@ -110,14 +115,14 @@ def play_command(
     with json_output(json_flag):
         _play(game_id, bots, games, seed, bot_seed, out, time_per_move, clock, startup_time, grace, watch, option,
               log_dir, memory_mb, max_processes, cpus, scratch_mb, no_sandbox, bots_file, quiet, web_host, web_port,
-              open_page, json_flag, log_protocol)
+              open_page, json_flag, log_protocol, openings, random_opening)
 
 
 def _play(game_id: str, bots: list[str], games: int, seed: int | None, bot_seed: int | None, out: Path | None,
           time_per_move: str | None, clock: str | None, startup_time: str, grace: str, watch: bool,
           option: list[str] | None, log_dir: Path | None, memory_mb: int, max_processes: int, cpus: float,
           scratch_mb: int, no_sandbox: bool, bots_file: Path | None, quiet: bool, web_host: str, web_port: int,
-          open_page: bool, json_flag: bool, log_protocol: bool) -> None:
+          open_page: bool, json_flag: bool, log_protocol: bool, openings: Path | None, random_opening: int) -> None:
     game = load_game(game_id)
     options = parse_options(game, option)
     seed = random_seed() if seed is None else seed
@@ -131,13 +136,15 @@ def _play(game_id: str, bots: list[str], games: int, seed: int | None, bot_seed:
     web = [person for person in people.values() if type(person).__name__ == "WebPerson"]
     if len(web) > 1:
         raise fail("only one human-web seat per game: seat the other person with `human` (in the terminal)")
+    book = openings_from(openings, random_opening, game, len(specs), options)
     if out is not None:
         check_out_file(out)
         out.touch()  # before any bot starts, so that its sandbox masks it
     logs = prepare_log_dir(log_dir) if log_dir is not None else Path(tempfile.mkdtemp(prefix="arena-logs-"))
     config = MatchConfig(game, options, tc, seed, games, event="arena play", log_dir=logs, limits=limits,
                          timing=timing, chance_key=installation_key(), hidden=(out,) if out else (),
-                         launcher=people_launcher(people), log_protocol=log_protocol)
+                         launcher=people_launcher(people), log_protocol=log_protocol, openings=book,
+                         random_opening=random_opening)
     page = _WebSeat(web[0], web_host, web_port, open_page) if web else None  # type: ignore[arg-type]
     try:
         result = _run_match(config, specs, out, watch or bool(people), quiet, page)

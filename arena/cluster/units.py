@@ -22,7 +22,7 @@ import bots as shipped_bots_package
 from arena.errors import ArenaError
 from arena.league.executor import Job
 from arena.league.schedule import ScheduledGame
-from arena.referee.match import MatchConfig
+from arena.referee.match import MatchConfig, PlannedGame
 from arena.referee.player import Timing
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
@@ -69,9 +69,10 @@ class WorkUnit:
     chance_key: bytes
     bots: list[PortableBot]
     games: list[ScheduledGame]
-    plan: tuple[tuple[tuple[int, ...], int, str], ...]
-    """Per game: seats (index into `bots`), seed and round label."""
+    plan: tuple[PlannedGame, ...]
+    """Per game: seats (index into `bots`), seed, round label and opening."""
     log_protocol: bool = False
+    random_opening: int = 0
 
 
 # ---- packing bot folders ---------------------------------------------------------------------
@@ -177,18 +178,17 @@ def bot_folder(bot: PortableBot, cache: Path) -> Path:
 def work_unit(key: str, job: Job, packages: dict[Path, str]) -> WorkUnit:
     """The job as it travels: everything a worker needs and nothing of this machine."""
     config = job.config
-    plan = tuple((p.seats, p.seed, p.round) for p in config.plan or ())
+    plan = tuple(config.plan or ())
     return WorkUnit(key, config.game.id, dict(config.options), config.time_control, config.timing, config.limits,
                     config.event, config.chance_key, [portable_bot(s, packages) for s in job.specs], list(job.games),
-                    plan, config.log_protocol)
+                    plan, config.log_protocol, config.random_opening)
 
 
 def match_config(unit: WorkUnit, log_dir: Path, hidden: tuple[Path, ...]) -> MatchConfig:
     """The unit's match on this machine (logs in `log_dir`; `hidden` masked from bots)."""
     from arena.games import get_game
-    from arena.referee.match import PlannedGame
 
-    plan = tuple(PlannedGame(seats, seed, label) for seats, seed, label in unit.plan)
-    return MatchConfig(get_game(unit.game_id), unit.options, unit.time_control, games=len(plan), event=unit.event,
-                       log_dir=log_dir, limits=unit.limits, timing=unit.timing, plan=plan,
-                       chance_key=unit.chance_key, hidden=hidden, log_protocol=unit.log_protocol)
+    return MatchConfig(get_game(unit.game_id), unit.options, unit.time_control, games=len(unit.plan),
+                       event=unit.event, log_dir=log_dir, limits=unit.limits, timing=unit.timing, plan=unit.plan,
+                       chance_key=unit.chance_key, hidden=hidden, log_protocol=unit.log_protocol,
+                       random_opening=unit.random_opening)

@@ -16,6 +16,7 @@ from arena.files import unreadable
 from arena.games import Game, GameError, get_game
 from arena.league.registry import Registry, RegistryError, find_registry
 from arena.referee.botnames import BotNameError, resolve_bot
+from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED
 from arena.referee.spec import BotSpec, Limits
@@ -85,6 +86,8 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     cluster: ClusterSection = ClusterSection()
     registry: str | None = None
     log_protocol: bool = False
+    openings: str | None = None
+    random_opening: int = 0
 
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -131,6 +134,10 @@ class League:
     """The largest bot folder a cluster ships to its workers."""
     log_protocol: bool = False
     """Keep every bot's protocol traffic in its log folder."""
+    openings: tuple[Opening, ...] = ()
+    """The openings its games start from, one per seat rotation in turn."""
+    random_opening: int = 0
+    """Plies of a random opening at the start of every game."""
 
     @property
     def database(self) -> Path:
@@ -153,6 +160,9 @@ class League:
             "bots": [b.name for b in self.bots], "games_per_pairing": self.games_per_pairing,
             "schedule": self.schedule, "gauntlet": gauntlet,
             "seed": self.seed,
+            # Only when set, so that a league made before openings existed resumes.
+            **({"openings": [o.name for o in self.openings]} if self.openings else {}),
+            **({"random_opening": self.random_opening} if self.random_opening else {}),
         }
 
 
@@ -282,7 +292,8 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         infrastructure_retries=raw.infrastructure_retries,
         time_control=time_control, timing=timing, limits=limits, source=source,
         cluster=_cluster_address(raw.cluster.address, base), max_folder_mb=raw.cluster.max_folder_mb,
-        log_protocol=raw.log_protocol,
+        log_protocol=raw.log_protocol, openings=_openings(raw, base, game, seats, options),
+        random_opening=raw.random_opening,
     )
     cores = default_concurrency()
     if concurrency > cores:
@@ -308,6 +319,20 @@ def _limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> Limits:
         _check_range(f"{key}.scratch_mb", given.scratch_mb, 1, 1 << 20, " (MiB)")
         base = replace(base, scratch_bytes=given.scratch_mb << 20)
     return base
+
+
+def _openings(raw: LeagueFile, base: Path, game: Game, seats: int, options: dict[str, str]) -> tuple[Opening, ...]:
+    """The league's openings file, checked against its game and seat count."""
+    _check_range("random_opening", raw.random_opening, 0, 1000)
+    if raw.openings is None:
+        return ()
+    if raw.random_opening:
+        raise LeagueFileError("openings and random_opening: give one of them, not both")
+    _check_text("openings", raw.openings)
+    try:
+        return tuple(load_openings(base / raw.openings, game, seats, options))
+    except OpeningError as exc:
+        raise LeagueFileError(f"openings: {exc}") from None
 
 
 def _cluster_address(address: str | None, base: Path) -> str | None:

@@ -18,7 +18,7 @@ from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, Store
 from arena.league.under_way import GamesUnderWay
 from arena.records.files import append_record
 from arena.records.record import Ply
-from arena.referee.match import MatchConfig, PlannedGame
+from arena.referee.match import MatchConfig, PlannedGame, opening_of_cycle
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import derived_bot_seed
 from arena.referee.spec import BotSpec
@@ -121,13 +121,14 @@ class LeagueRunner:
     def job(self, unit: list[ScheduledGame]) -> Job:
         """A run of one table's games as a job for the executor."""
         table = tuple(sorted(set(unit[0].seats)))
-        plan = tuple(PlannedGame(tuple(table.index(b) for b in g.seats), g.seed, g.round) for g in unit)
+        plan = tuple(PlannedGame(tuple(table.index(b) for b in g.seats), g.seed, g.round,
+                                 opening_of_cycle(self.league.openings, g.cycle)) for g in unit)
         league = self.league
         config = MatchConfig(
             league.game, league.options, league.time_control, games=len(plan), event=league.name,
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
-            log_protocol=league.log_protocol,
+            log_protocol=league.log_protocol, random_opening=league.random_opening,
         )
         return Job(unit, self.specs(table), config)
 

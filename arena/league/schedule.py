@@ -10,7 +10,7 @@ all tables face the same deals and dice.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from itertools import combinations
 
 from arena.league.config import League
@@ -27,6 +27,9 @@ class ScheduledGame:
     """League bot index in each seat."""
     seed: int
     round: str
+    cycle: int = field(default=0, compare=False)
+    """The seat rotation of its table it belongs to (its seed's and opening's number);
+    not stored, so not compared: the stored schedule is the same without it."""
 
 
 def tables(league: League) -> list[tuple[int, ...]]:
@@ -47,7 +50,7 @@ def build_schedule(league: League) -> list[ScheduledGame]:
             cycle, shift = divmod(g, k)
             seats = rotated(table, shift)
             games.append(ScheduledGame(len(games), table_index, seats, cycle_seed(league.seed, cycle),
-                                       f"{table_index + 1}.{g + 1}"))
+                                       f"{table_index + 1}.{g + 1}", cycle))
     return games
 
 

@@ -17,6 +17,7 @@ import trio
 from arena.games.base import Game
 from arena.referee.channel import Launcher
 from arena.referee.faults import BotFault
+from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome, GameSetup, void_outcome
 from arena.referee.player import BotPlayer, Timing
 from arena.referee.process import launch_process
@@ -29,11 +30,13 @@ from arena.referee.traffic import logging_launcher
 
 @dataclass(frozen=True)
 class PlannedGame:
-    """One game of a match: which bot sits in each seat, its seed and round label."""
+    """One game of a match: which bot sits in each seat, its seed and round label, and
+    the opening it starts from."""
 
     seats: tuple[int, ...]
     seed: int
     round: str
+    opening: Opening | None = None
 
 
 @dataclass(frozen=True)
@@ -61,6 +64,10 @@ class MatchConfig:
     """The referee's output (records, database, logs): never visible to a bot."""
     log_protocol: bool = False
     """Write every line each way to a protocol log beside each bot's stderr log."""
+    openings: tuple[Opening, ...] = ()
+    """Openings, one per seat rotation in turn (when `plan` gives none itself)."""
+    random_opening: int = 0
+    """Plies of a random opening at the start of every game."""
 
 
 def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
@@ -69,9 +76,15 @@ def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
     if config.plan is not None:
         return config.plan
     return tuple(
-        PlannedGame(rotated(range(bots), i % bots), cycle_seed(config.seed, i // bots), str(i + 1))
+        PlannedGame(rotated(range(bots), i % bots), cycle_seed(config.seed, i // bots), str(i + 1),
+                    opening_of_cycle(config.openings, i // bots))
         for i in range(config.games)
     )
+
+
+def opening_of_cycle(openings: tuple[Opening, ...], cycle: int) -> Opening | None:
+    """The opening of a seat rotation: each in turn, so each is played from every seat."""
+    return openings[cycle % len(openings)] if openings else None
 
 
 def unique_names(specs: list[BotSpec]) -> list[BotSpec]:
@@ -157,6 +170,9 @@ async def play_match(
                     seed=planned.seed, event=config.event, round=planned.round, match_game=index,
                     chance_key=config.chance_key, bot_seeds=tuple(p.spec.env.get("ARENA_BOT_SEED", "") for p in seated),
                     seat_time_controls=tuple(p.spec.time_control for p in seated),
+                    opening=planned.opening.actions if planned.opening else (),
+                    opening_name=planned.opening.name if planned.opening else "",
+                    random_opening=0 if planned.opening else config.random_opening,
                 )
                 for player in seated:
                     player.new_game(planned.seed, config.game.has_hidden_information)

@@ -37,6 +37,12 @@ class GameSetup:
     """The secret hashed with the seed into the chance generator's seed (seeds.chance_seed)."""
     bot_seeds: tuple[str, ...] = ()
     """Each seat's ARENA_BOT_SEED ("" where none), recorded so seeded bots replay exactly."""
+    opening: tuple[str, ...] = ()
+    """The plies the game starts with, played by the referee (an opening file's line)."""
+    random_opening: int = 0
+    """Plies drawn at random from the legal actions at the start (--random-opening)."""
+    opening_name: str = ""
+    """What the record's Opening tag says of the opening."""
     seat_time_controls: tuple[TimeControl | None, ...] = ()
     """A seat's own time control where it differs from `time_control` (a handicap, a
     person), by seat; missing or None: the game's."""
@@ -115,6 +121,9 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
     if any(setup.bot_seeds):
         tags["BotSeeds"] = ",".join(setup.bot_seeds)
     tags["TimeControl"] = describe_controls([setup.control_of(seat) for seat in range(len(names))])
+    if setup.opening or setup.random_opening:
+        tags["Opening"] = setup.opening_name or (f"random {setup.random_opening}" if setup.random_opening else
+                                                 " ".join(setup.opening))
     tags["Ranks"] = format_ranks(ranks)
     if scores is not None:
         tags["Scores"] = format_scores(scores)

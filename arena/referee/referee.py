@@ -16,6 +16,7 @@ from arena.games.base import CHANCE, TERMINAL, GameError, State
 from arena.records.record import GameRecord, Ply, TurnCounter
 from arena.referee.decision import Answer, Decision
 from arena.referee.faults import BotFault, SeatFault
+from arena.referee.openings import random_opening_action, random_opening_rng
 from arena.referee.outcome import (
     GameOutcome,
     GameSetup,
@@ -29,6 +30,9 @@ from arena.referee.seeds import chance_seed
 from arena.referee.timecontrol import SeatClocks
 from arena.termination import Termination
 from protocol.messages import End, Event, Request, ResultInfo, Start
+
+OPENING_COMMENT = "opening"
+"""The comment of a ply the referee played as part of an opening."""
 
 Watcher = Callable[[State, int, Ply], None]
 """Called after every ply with the state, the ply's number and the ply (for --watch and
@@ -63,6 +67,7 @@ class Referee:
     async def play(self) -> GameOutcome:
         """Play the game to its end (or to the forfeit that ends it)."""
         await self._start()
+        self._play_opening()
         while not self._game_over_by_faults():
             state = self.state  # rebuilt after a refused action
             seat = state.current()
@@ -77,6 +82,29 @@ class Referee:
         outcome = self._outcome()
         await self._finish(outcome)
         return outcome
+
+    def _play_opening(self) -> None:
+        """The opening's plies, played by the referee before any bot decides; each is
+        marked `opening` in the record, and the bots learn them from the events."""
+        setup = self.setup
+        if setup.opening:
+            for action in setup.opening:
+                actor = self.state.current()
+                if actor == TERMINAL:
+                    return
+                self._record(Ply(0, action, chance=actor == CHANCE, actor=actor, comment=OPENING_COMMENT))
+        elif setup.random_opening:
+            rng = random_opening_rng(setup.chance_key, setup.seed)
+            for _ in range(setup.random_opening):
+                state = self.state
+                actor = state.current()
+                if actor == TERMINAL:
+                    return
+                drawn = random_opening_action(state, rng)
+                if drawn is None:
+                    self._record(Ply(0, state.sample_chance(self.rng), chance=True, actor=CHANCE))
+                else:
+                    self._record(Ply(0, drawn, actor=actor, comment=OPENING_COMMENT))
 
     async def _start(self) -> None:
         setup = self.setup
@@ -202,7 +230,7 @@ class Referee:
         termination = self.faults[0].reason if self.faults else Termination.NORMAL
         tags = game_tags(self.setup, names, ranks, scores, termination, fault_detail(self.faults, names),
                          len(self.plies))
-        decisions = sum(1 for p in self.plies if not p.chance and not p.forced)
+        decisions = sum(1 for p in self.plies if not p.chance and not p.forced and p.comment != OPENING_COMMENT)
         return GameOutcome(GameRecord(tags=tags, plies=self.plies), ranks, scores, list(self.faults), termination,
                            decisions)
 
