@@ -123,3 +123,15 @@ def test_mistakes_are_messages_naming_the_bot_and_the_key(tmp_path: Path, text: 
         load_registry(path).spec("a", "btt", Limits())
     result = runner.invoke(app, ["play", "btt", "a", "random", "--bots", str(path)])
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_per_bot_time_controls_on_the_command_line(tmp_path: Path) -> None:
+    out = tmp_path / "g.pgn"
+    result = runner.invoke(app, ["play", "btt", "random", "greedy", "--games", "2", "--time-per-move", "1s:200ms",
+                                 "--out", str(out), "-q"])
+    assert result.exit_code == 0, result.output
+    first, second = read_record_file(out)
+    assert first.tags["TimeControl"] == "move=1s / move=0.2s"
+    assert second.tags["TimeControl"] == "move=0.2s / move=1s"  # the time control follows the bot, not the seat
+    wrong = runner.invoke(app, ["play", "btt", "random", "greedy", "--clock", "60+1:30+1:10"])
+    assert wrong.exit_code == 2 and "3 values for 2 bots" in wrong.output
