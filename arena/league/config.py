@@ -20,7 +20,7 @@ from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED
 from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
+from arena.referee.timecontrol import TimeControl, TimeControlError, own_time_control, parse_seconds
 
 Scalar = str | int | float | bool
 
@@ -402,12 +402,10 @@ def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limi
                               "check its command and cwd") from None
     if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
         spec.limits = _limits(key, entry, spec.limits or limits)
-    if entry.time_per_move is not None or entry.clock is not None:
-        try:
-            per_move = None if entry.time_per_move is None else str(entry.time_per_move)
-            spec.time_control = TimeControl.parse(per_move, entry.clock)
-        except TimeControlError as exc:
-            raise LeagueFileError(f"{key}: {exc}") from None
+    try:
+        spec.time_control = own_time_control(entry.time_per_move, entry.clock) or spec.time_control
+    except TimeControlError as exc:
+        raise LeagueFileError(f"{key}: {exc}") from None
     return spec
 
 

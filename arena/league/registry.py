@@ -24,7 +24,7 @@ from arena.errors import ArenaError, excerpt
 from arena.files import unreadable
 from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl, TimeControlError
+from arena.referee.timecontrol import TimeControlError, own_time_control
 
 REGISTRY_FILE = "bots.toml"
 MAX_BYTES = 1 << 20
@@ -71,12 +71,10 @@ class Registry:
         spec.name, spec.named = name, True
         spec.env.update(entry.env)
         spec.limits = _limits(where, entry, base)
-        if entry.time_per_move is not None or entry.clock is not None:
-            try:
-                per_move = None if entry.time_per_move is None else str(entry.time_per_move)
-                spec.time_control = TimeControl.parse(per_move, entry.clock)
-            except TimeControlError as exc:
-                raise RegistryError(f"{where} {exc}") from None
+        try:
+            spec.time_control = own_time_control(entry.time_per_move, entry.clock)
+        except TimeControlError as exc:
+            raise RegistryError(f"{where} {exc}") from None
         return spec
 
 

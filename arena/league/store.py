@@ -32,7 +32,7 @@ from arena.files import FolderError, writable_folder
 from arena.league.schedule import ScheduledGame
 from arena.records.record import GameRecord
 from arena.records.writer import write_record
-from arena.referee.seeds import SECRET_ENV
+from arena.referee.seeds import secret_from_environment
 
 TABLES = {
     "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
@@ -290,13 +290,7 @@ def new_league_secret() -> bytes:
     """A new league's secret key: random, unless $ARENA_SECRET gives one (hex), so that
     the same league file and seeds deal the same games in a new database (to compare
     two runs, or to replay a league on another machine)."""
-    given = os.environ.get(SECRET_ENV)
-    if given:
-        try:
-            return bytes.fromhex(given)
-        except ValueError:
-            return given.encode()
-    return secrets.token_bytes(32)
+    return secret_from_environment() or secrets.token_bytes(32)
 
 
 def _create(path: Path, identity: dict[str, object], schedule: list[ScheduledGame]) -> None:

@@ -57,12 +57,9 @@ def installation_key() -> bytes:
     sandbox never shows a bot. The same seed gives the same deals on this machine; copy
     the file or set ARENA_SECRET to get them elsewhere. Without a writable home, a key
     for this process alone."""
-    text = os.environ.get(SECRET_ENV)
-    if text:
-        try:
-            return bytes.fromhex(text)
-        except ValueError:
-            return text.encode()
+    given = secret_from_environment()
+    if given is not None:
+        return given
     path = secret_path()
     try:
         return path.read_bytes()
@@ -79,6 +76,17 @@ def installation_key() -> bytes:
     except OSError:
         return _PROCESS_KEY
     return key
+
+
+def secret_from_environment() -> bytes | None:
+    """$ARENA_SECRET as a key (hex, or its text as it is), None when it is not set."""
+    text = os.environ.get(SECRET_ENV)
+    if not text:
+        return None
+    try:
+        return bytes.fromhex(text)
+    except ValueError:
+        return text.encode()
 
 
 def secret_path() -> Path:

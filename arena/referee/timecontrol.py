@@ -85,6 +85,14 @@ class TimeControl:
         )
 
 
+def own_time_control(per_move: str | float | None, clock: str | None) -> TimeControl | None:
+    """A bot's own time control from a file's `time_per_move` and `clock` (None when it
+    gives neither); TimeControlError as parse raises."""
+    if per_move is None and clock is None:
+        return None
+    return TimeControl.parse(None if per_move is None else str(per_move), clock)
+
+
 class SeatClocks:
     """Every seat's game clock during one game: the limit of its next decision, the
     clock state sent with a request, and the charge for each answer."""
