@@ -62,18 +62,19 @@ class WebServerError(ArenaError):
 
 
 class App:
-    """An ASGI app that maps exact paths, or path prefixes ending in '/', to routes."""
+    """An ASGI app that maps exact paths, or path prefixes ending in '/', to routes
+    (anything else is 404)."""
 
     def __init__(self, routes: dict[str, Route]) -> None:
         self.routes = routes
 
     def _route(self, path: str) -> Route | None:
+        """The route of `path`: an exact one, else the longest prefix ending in '/'
+        (never "/" alone, the page itself)."""
         if path in self.routes:
             return self.routes[path]
-        for prefix, route in self.routes.items():
-            if prefix.endswith("/") and path.startswith(prefix):
-                return route
-        return None
+        prefixes = [p for p in self.routes if p != "/" and p.endswith("/") and path.startswith(p)]
+        return self.routes[max(prefixes, key=len)] if prefixes else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
