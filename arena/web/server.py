@@ -57,6 +57,11 @@ class Request:
 Route = Callable[[Request], Awaitable[Reply]]
 
 
+async def _no_icon(request: Request) -> Reply:
+    """Browsers ask for an icon: none, and no error in the page's console either."""
+    return Reply(b"", "image/x-icon", 204)
+
+
 class WebServerError(ArenaError):
     """The server cannot listen where it was asked to."""
 
@@ -66,7 +71,7 @@ class App:
     (anything else is 404)."""
 
     def __init__(self, routes: dict[str, Route]) -> None:
-        self.routes = routes
+        self.routes = {"/favicon.ico": _no_icon, **routes}
 
     def _route(self, path: str) -> Route | None:
         """The route of `path`: an exact one, else the longest prefix ending in '/'
