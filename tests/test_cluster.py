@@ -205,8 +205,8 @@ def test_the_league_command_killed_with_sigkill_resumes(tmp_path: Path, secret: 
 @pytest.fixture
 def dask_cluster(tmp_path: Path) -> Iterator[tuple[Path, list[subprocess.Popen[bytes]]]]:
     """`dask scheduler` and two `dask worker`s on 127.0.0.1, each in a folder of its own;
-    the second cannot see the league's folder at all (a bubblewrap mount namespace
-    hides it), so the bots' folder can only reach it as a package."""
+    neither can see the league's folder at all (a bubblewrap mount namespace hides it),
+    so the bots' folder can only reach them as a package."""
     dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
     assert dask is not None
     scheduler_file = tmp_path / "cluster.json"
@@ -225,7 +225,7 @@ def dask_cluster(tmp_path: Path) -> Iterator[tuple[Path, list[subprocess.Popen[b
                       "--host", "127.0.0.1", "--no-dashboard", "--local-directory", str(home)]
             env = {**os.environ, "ARENA_CACHE": str(home / "cache")}
             bwrap = find_bwrap()
-            if k == 1 and bwrap is not None:
+            if bwrap is not None:
                 worker = [bwrap, "--dev-bind", "/", "/", "--tmpfs", str(league_folder), "--die-with-parent", "--",
                           *worker]
             started.append(subprocess.Popen(worker, cwd=home, env=env, **quiet))  # type: ignore[call-overload]
@@ -256,9 +256,9 @@ def test_dask_scheduler_and_workers_play_a_league_from_its_scheduler_file(
     assert "2 worker thread(s)" in league.stdout
     games, scheduled, faults = stored(folder / "night" / "league.sqlite")
     assert games == scheduled == 12 and faults == []
-    # The worker that cannot see the league's folder played from the package it was sent.
-    unpacked = list((tmp_path / "worker-1" / "cache" / "bots").glob("sha256-*"))
-    assert len(unpacked) == 1 and (unpacked[0] / "first.py").read_text() == FIRST
+    # The workers cannot see the league's folder: they played from the package they were sent.
+    unpacked = [p for k in range(2) for p in (tmp_path / f"worker-{k}" / "cache" / "bots").glob("sha256-*")]
+    assert unpacked and all((p / "first.py").read_text() == FIRST for p in unpacked)
     assert all(p.poll() is None for p in processes)  # the cluster outlives the league
 
 
