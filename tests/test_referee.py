@@ -51,6 +51,24 @@ def assert_no_leftovers(result: MatchResult) -> None:
         assert processes_in_group(pgid) == [], f"process group {pgid} still has processes"
 
 
+def zombie_children() -> set[int]:
+    """Our exited children nobody reaped (this test process is the referee, a subreaper)."""
+    me = os.getpid()
+    return {pid for pid, (parent, _) in process_table().items()
+            if parent == me and Path(f"/proc/{pid}/stat").read_bytes().rsplit(b")", 1)[1].split()[0] == b"Z"}
+
+
+@pytest.mark.parametrize(("bot", "reason"), [("random", "normal"), ("crash", "crash"), ("hang", "time-out")])
+def test_no_sandbox_is_left_a_zombie_of_the_referee(bot: str, reason: str) -> None:
+    """Each sandbox's init leads its own session; when the sandbox ends (quit, crash,
+    kill) the referee adopts and must reap it, or a night's league piles up zombies."""
+    before = zombie_children()
+    spec = random_bot() if bot == "random" else zoo(bot, ply=1)
+    result = run([spec, random_bot()], games=2, per_move=0.3)
+    assert {o.termination for o in result.outcomes} == {reason}
+    assert zombie_children() - before == set()
+
+
 def test_two_random_bots_play_a_full_game() -> None:
     result = run([random_bot(), random_bot()])
     outcome = result.outcomes[0]

@@ -217,7 +217,7 @@ class BotCgroup:
                 (self.dirs[""] / "cgroup.kill").write_text("1")
                 return
         for _ in range(50):
-            pids = self._pids()
+            pids = self.pids()
             if not pids:
                 return
             for pid in pids:
@@ -225,7 +225,8 @@ class BotCgroup:
                     os.kill(pid, signal.SIGKILL)
             time.sleep(0.001)
 
-    def _pids(self) -> list[int]:
+    def pids(self) -> list[int]:
+        """The processes in the group now."""
         path = self.dirs.get("") or self.dirs.get("pids") or next(iter(self.dirs.values()))
         try:
             return [int(p) for p in (path / "cgroup.procs").read_text().split()]

@@ -59,6 +59,33 @@ def _prctl(option: int, value: int) -> bool:
 _subreaper = False
 
 
+def _children(pid: int) -> list[int]:
+    """The direct children of `pid` (empty when it is gone)."""
+    found: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in os.listdir(f"/proc/{pid}/task"):
+            with contextlib.suppress(OSError, ValueError):
+                found.extend(int(c) for c in Path(f"/proc/{pid}/task/{task}/children").read_text().split())
+    return found
+
+
+def _reap_adopted(pids: set[int]) -> None:
+    """Reap those of `pids` that became our children when their parent died (we are a
+    subreaper); without this every sandbox would leave its init as a zombie of the
+    arena until it exits, and a night's league would pile up thousands."""
+    if not _subreaper:
+        return
+    for pid in pids:
+        for _ in range(2000):
+            try:
+                done, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break  # not ours: reaped inside the sandbox, or already gone
+            if done:
+                break
+            time.sleep(0.001)
+
+
 def become_subreaper() -> bool:
     """Adopt orphaned descendants, so grandchildren of a killed bot are reaped by us
     rather than left as zombies under a container init that never reaps."""
@@ -194,6 +221,9 @@ class BotProcess:
         self._head = b""
         self.ready_seen = False
         """Whether the sandbox said it stood, before the bot's command ran."""
+        self._sandbox_init: set[int] = set()
+        """The sandbox's own init (its own session, so outside the bot's process group),
+        known once the sandbox stood: ours to reap when the sandbox's outer process dies."""
         self.cgroup: BotCgroup | None = None
 
     # ---- lifecycle -------------------------------------------------------------------
@@ -201,8 +231,8 @@ class BotProcess:
     def spawn(self, nursery: trio.Nursery) -> None:
         """Start the process (in its sandbox and cgroup when they are to be had) and its
         background tasks; BotFault('startup-failure') if the command cannot be run."""
-        become_subreaper()
         argv, env, cwd = self._command()
+        become_subreaper()  # after the sandbox's probe, whose own init we could not name to reap
         support = cgroup_support()
         if support.version and (self.limits.memory_bytes is not None or self.limits.processes is not None
                                 or self.limits.cpus is not None):
@@ -333,6 +363,7 @@ class BotProcess:
         proc = self.proc
         if proc is None:
             return
+        tree = self._tree_pids(proc.pid)
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(proc.pid, signal.SIGKILL)
         if self.cgroup is not None:
@@ -340,6 +371,7 @@ class BotProcess:
         with contextlib.suppress(ChildProcessError):
             proc.wait()
         self._reap_group(proc.pid)
+        _reap_adopted(tree)
         self._remove_cgroup()
         self._remove_scratch()
         for fd in (self._stdin, self._stdout, self._stderr, self._pidfd):
@@ -356,6 +388,15 @@ class BotProcess:
         self._stat_fd = -1
         self._stdin = self._stdout = self._stderr = self._pidfd = -1
         self._exited = True
+
+    def _tree_pids(self, pid: int) -> set[int]:
+        """The processes that may become ours to reap once `pid` dies: its children (the
+        sandbox's own init leads a session of its own) and everything in its cgroup."""
+        tree = set(_children(pid)) | self._sandbox_init
+        if self.cgroup is not None:
+            tree.update(self.cgroup.pids())
+        tree.discard(pid)
+        return tree
 
     def _reap_group(self, pgid: int) -> None:
         """Reap grandchildren that were adopted by us (we are a subreaper)."""
@@ -454,6 +495,8 @@ class BotProcess:
             self._head = (self._head + chunk)[:len(_READY)]
             self.ready_seen = self._head == _READY
             if self.ready_seen:  # the sandbox's own line is not the bot's last word
+                assert self.proc is not None
+                self._sandbox_init.update(_children(self.proc.pid))
                 chunk = (self.stderr_tail + chunk).removeprefix(_READY)
                 self.stderr_tail = b""
         self.stderr_tail = (self.stderr_tail + chunk)[-2048:]
