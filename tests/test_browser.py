@@ -25,6 +25,7 @@ import pytest
 from arena.records.files import read_record_file
 from arena.records.replay import verify
 from arena.web.replay import replay_page
+from tests.slow_bot import write_slow_bot
 from tests.test_selfplay import random_game_record
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
@@ -130,21 +131,6 @@ def test_treeblox_turns_and_blox_shows_levels(browser: Any, tmp_path: Path) -> N
     assert not high.first.is_visible() and page.locator("#board use.l0").first.is_visible()
 
 
-SLOW_BOT = """
-import json, random, sys, time
-rng = random.Random(1)
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
-    elif message["type"] == "request":
-        time.sleep(0.02)
-        print(json.dumps({"type": "action", "action": rng.choice(message["legal"])}), flush=True)
-    elif message["type"] == "quit":
-        break
-"""
-
-
 def _start(command: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
     proc = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout is not None
@@ -157,7 +143,7 @@ def _start(command: list[str], cwd: Path) -> tuple[subprocess.Popen[str], str]:
 
 
 def test_live_page_of_a_three_bot_league_shows_the_standings_change(browser: Any, tmp_path: Path) -> None:
-    (tmp_path / "slow.py").write_text(SLOW_BOT)
+    write_slow_bot(tmp_path, 0.02)
     (tmp_path / "three.toml").write_text("""
 name = "three"
 game = "btt"

@@ -12,19 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-SLOW = """
-import json, random, sys, time
-rng = random.Random(1)
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "name": "slow"}), flush=True)
-    elif message["type"] == "request":
-        time.sleep(0.05)
-        print(json.dumps({"type": "action", "action": rng.choice(message["legal"])}), flush=True)
-    elif message["type"] == "quit":
-        break
-"""
+from tests.slow_bot import write_slow_bot
 
 
 def fetch(url: str) -> tuple[int, str]:
@@ -36,7 +24,7 @@ def fetch(url: str) -> tuple[int, str]:
 
 
 def test_serve_beside_a_running_league(tmp_path: Path) -> None:
-    (tmp_path / "slow.py").write_text(SLOW)
+    write_slow_bot(tmp_path, 0.05)
     (tmp_path / "l.toml").write_text('name = "beside"\ngame = "btt"\ngames_per_pairing = 4\nconcurrency = 1\n'
                                      '[[bots]]\nname = "slow"\ncommand = ["slow.py"]\n'
                                      '[[bots]]\nname = "random"\ncommand = "random"\n')
