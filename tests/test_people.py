@@ -86,3 +86,31 @@ def test_the_web_seat_shows_the_position_and_plays_the_clicked_action() -> None:
         assert chosen == ["Nb2"]
 
     trio.run(main)
+
+
+def test_the_web_seat_counts_news_as_served_only_once_the_page_was_sent_it() -> None:
+    """The game stops serving once the page has the last news: a reply computed but not
+    yet sent (the result of the game, say) must keep the server up."""
+    async def main() -> None:
+        person = WebPerson()
+        state = get_game("btt").new_state(2, {})
+        view = SeatView("btt", 0, ["you", "bot"], state, state.legal_actions(), {}, None, None, {"move_ms": 5000})
+        await person.game_over(view)
+        computed = await person.app.routes["/api/state"](Request("GET", "/api/state", {"since": "-1"}, b""))
+        assert person.served == -1 and computed.on_sent is not None
+
+        sent: list[dict[str, object]] = []
+
+        async def receive() -> dict[str, object]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def send(message: dict[str, object]) -> None:
+            assert person.served == -1  # nothing counts as served before the whole body went out
+            sent.append(message)
+
+        scope = {"type": "http", "method": "GET", "path": "/api/state", "query_string": b"since=-1"}
+        await person.app(scope, receive, send)
+        assert [m["type"] for m in sent] == ["http.response.start", "http.response.body"]
+        assert person.served == person.version
+
+    trio.run(main)

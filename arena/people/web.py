@@ -11,6 +11,7 @@ import html
 import json
 import math
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from typing import Any, TypeVar
 
 import trio
@@ -37,7 +38,7 @@ class WebPerson:
         self.message = "waiting for the game to start"
         self.request_id = 0
         self.served = -1
-        """The version a page last fetched (-1: no page has come yet)."""
+        """The version a page was last sent in full (-1: none yet)."""
         self._changed = trio.Event()
         self._send, self._receive = trio.open_memory_channel[tuple[int, str]](math.inf)
         self.app = App({"/": self._page, "/api/state": self._state, "/api/action": self._action})
@@ -83,8 +84,12 @@ class WebPerson:
             with trio.move_on_after(POLL_S):
                 await self._changed.wait()
         snapshot = self.snapshot()
-        self.served = int(snapshot["version"])
-        return Reply.json(snapshot)
+        version = int(snapshot["version"])
+
+        def sent() -> None:  # the game may stop serving once the page has the last news
+            self.served = max(self.served, version)
+
+        return replace(Reply.json(snapshot), on_sent=sent)
 
     async def _action(self, request: Request) -> Reply:
         try:

@@ -34,6 +34,9 @@ class Reply:
     body: bytes
     content_type: str = "text/html; charset=utf-8"
     status: int = 200
+    on_sent: Callable[[], None] | None = None
+    """Called once the whole body is handed to the connection (a route that must know
+    its answer left, not only that it was computed)."""
 
     @classmethod
     def json(cls, value: object, status: int = 200) -> Reply:
@@ -108,6 +111,8 @@ class App:
             (b"content-type", reply.content_type.encode()), (b"cache-control", b"no-store"),
             (b"content-length", str(len(reply.body)).encode())]})
         await send({"type": "http.response.body", "body": reply.body})
+        if reply.on_sent is not None:
+            reply.on_sent()
 
 
 async def run_server(app: App, host: str, port: int, task_status: trio.TaskStatus[str] = trio.TASK_STATUS_IGNORED) \
