@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
@@ -19,7 +19,7 @@ from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED
-from arena.referee.spec import BotSpec, Limits
+from arena.referee.spec import BotSpec, LimitError, Limits, with_limits
 from arena.referee.timecontrol import TimeControl, TimeControlError, own_time_control, parse_seconds
 
 Scalar = str | int | float | bool
@@ -96,8 +96,6 @@ MAX_GAMES = 10_000_000
 """Most games a league may schedule (a typo in games_per_pairing is not a league)."""
 
 MAX_CONCURRENCY = 1024
-MAX_MEMORY_MB = 1 << 30
-MAX_PROCESSES = 1 << 22
 
 
 # ---- the resolved league ----------------------------------------------------------------
@@ -306,19 +304,10 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
 def _limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> Limits:
     """`base` with the limits a league file gives, in its [limits] table or a bot's
     entry (checked)."""
-    if given.memory_mb is not None:
-        _check_range(f"{key}.memory_mb", given.memory_mb, 16, MAX_MEMORY_MB, " (MiB; 16 is too little for most bots)")
-        base = replace(base, memory_bytes=given.memory_mb << 20)
-    if given.max_processes is not None:
-        _check_range(f"{key}.max_processes", given.max_processes, 1, MAX_PROCESSES)
-        base = replace(base, processes=given.max_processes)
-    if given.cpus is not None:
-        _check_range(f"{key}.cpus", given.cpus, 0.01, 4096, " (cores, e.g. 1 or 0.5)")
-        base = replace(base, cpus=float(given.cpus))
-    if given.scratch_mb is not None:
-        _check_range(f"{key}.scratch_mb", given.scratch_mb, 1, 1 << 20, " (MiB)")
-        base = replace(base, scratch_bytes=given.scratch_mb << 20)
-    return base
+    try:
+        return with_limits(base, given)
+    except LimitError as exc:
+        raise LeagueFileError(f"{key}.{exc}") from None
 
 
 def _openings(raw: LeagueFile, base: Path, game: Game, seats: int, options: dict[str, str]) -> tuple[Opening, ...]:

@@ -15,7 +15,7 @@ shipped bot of the same name."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
@@ -23,7 +23,7 @@ import msgspec
 from arena.errors import ArenaError, excerpt
 from arena.files import unreadable
 from arena.referee.botnames import BotNameError, resolve_bot
-from arena.referee.spec import BotSpec, Limits
+from arena.referee.spec import BotSpec, LimitError, Limits, with_limits
 from arena.referee.timecontrol import TimeControlError, own_time_control
 
 REGISTRY_FILE = "bots.toml"
@@ -80,25 +80,11 @@ class Registry:
 
 def _limits(where: str, entry: RegistryEntry, base: Limits) -> Limits | None:
     """`base` with the limits the entry gives (checked), or None when it gives none."""
-    limits = base
-    if entry.memory_mb is not None:
-        _check(where, "memory_mb", entry.memory_mb, 16, 1 << 30, "MiB, at least 16")
-        limits = replace(limits, memory_bytes=entry.memory_mb << 20)
-    if entry.max_processes is not None:
-        _check(where, "max_processes", entry.max_processes, 1, 1 << 22, "processes")
-        limits = replace(limits, processes=entry.max_processes)
-    if entry.cpus is not None:
-        _check(where, "cpus", entry.cpus, 0.01, 4096, "cores")
-        limits = replace(limits, cpus=float(entry.cpus))
-    if entry.scratch_mb is not None:
-        _check(where, "scratch_mb", entry.scratch_mb, 1, 1 << 20, "MiB")
-        limits = replace(limits, scratch_bytes=entry.scratch_mb << 20)
+    try:
+        limits = with_limits(base, entry)
+    except LimitError as exc:
+        raise RegistryError(f"{where} {exc}") from None
     return None if limits is base else limits
-
-
-def _check(where: str, key: str, value: float, low: float, high: float, unit: str) -> None:
-    if not low <= value <= high:
-        raise RegistryError(f"{where} {key}: {value} is out of range; give {low:g} to {high:g} ({unit})")
 
 
 def load_registry(path: Path) -> Registry:

@@ -3,7 +3,8 @@ limits every bot process runs under (Limits)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Protocol
 
 from arena.referee.timecontrol import TimeControl
 from protocol import MAX_LINE_BYTES
@@ -32,6 +33,51 @@ class Limits:
     """Run the bot in its sandbox (where the machine allows one)."""
     max_line_bytes: int = MAX_LINE_BYTES
     stderr_bytes: int = 1 << 20
+
+
+class LimitKeys(Protocol):
+    """The limit keys a league file's [limits] table, its bot entries and the bot
+    registry share (None: not given)."""
+
+    @property
+    def memory_mb(self) -> int | None: ...
+    @property
+    def max_processes(self) -> int | None: ...
+    @property
+    def cpus(self) -> float | None: ...
+    @property
+    def scratch_mb(self) -> int | None: ...
+
+
+LIMIT_RANGES: dict[str, tuple[float, float, str]] = {
+    "memory_mb": (16, 1 << 30, "MiB; 16 is too little for most bots"),
+    "max_processes": (1, 1 << 22, "processes"),
+    "cpus": (0.01, 4096, "cores, e.g. 1 or 0.5"),
+    "scratch_mb": (1, 1 << 20, "MiB"),
+}
+
+
+class LimitError(ValueError):
+    """A limit key out of its range; the message names the key and the range."""
+
+
+def with_limits(base: Limits, given: LimitKeys) -> Limits:
+    """`base` with the limits `given` sets, each checked (`base` itself when it sets none)."""
+    for key, (low, high, unit) in LIMIT_RANGES.items():
+        value = getattr(given, key)
+        if value is not None and not low <= value <= high:
+            shown = value if abs(value) < 10**12 else "a huge number"
+            raise LimitError(f"{key}: {shown} is out of range; give {low:g} to {high:g} ({unit})")
+    changes: dict[str, int | float] = {}
+    if given.memory_mb is not None:
+        changes["memory_bytes"] = given.memory_mb << 20
+    if given.max_processes is not None:
+        changes["processes"] = given.max_processes
+    if given.cpus is not None:
+        changes["cpus"] = float(given.cpus)
+    if given.scratch_mb is not None:
+        changes["scratch_bytes"] = given.scratch_mb << 20
+    return replace(base, **changes) if changes else base  # type: ignore[arg-type]
 
 
 @dataclass

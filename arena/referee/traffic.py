@@ -81,7 +81,7 @@ class TrafficLog:
         self.last = now
         handle.write(entry)
         handle.flush()
-        self.size += len(entry)
+        self.size += len(entry.encode())
         if self.size >= FILE_CAP:
             handle.write(f"[arena: protocol log capped at {FILE_CAP} bytes]\n")
             self.close()
