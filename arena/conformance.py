@@ -1,8 +1,10 @@
 """`arena check`: does a bot keep the protocol? Like fastchess's --compliance.
 
 The bot plays short games of every game it is asked about, from every seat count and
-every seat, against random bots, under a tight clock, with the choice of `legal` and
-`observation` it makes in its `ready`; then one game in which every message carries a
+every seat, against random bots, under a tight clock. A bot that asks for
+`legal: false` plays each of them twice: without the legal lists (granted), and with
+them (`no-legal` not offered in hello, so it must cope with the lists too); a bot that
+takes the lists plays each once, with them. Then one game in which every message carries a
 field it cannot know and a message type it cannot know arrives after `start`; then ten
 games in a row in one process; then a process is asked to `quit`, and another has its
 stdin closed. Each check passes or fails with the line that failed."""
@@ -21,7 +23,7 @@ from arena.games import Game
 from arena.referee.botnames import resolve_bot
 from arena.referee.channel import Launch, Launcher, LineChannel
 from arena.referee.match import MatchConfig, MatchResult, PlannedGame, play_match
-from arena.referee.player import BotPlayer, Timing
+from arena.referee.player import FEATURES, BotPlayer, Timing
 from arena.referee.process import launch_process
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
@@ -61,6 +63,8 @@ SMALL_OPTIONS = {"blox": {"width": "8", "height": "8"}, "roots": {"radius": "3"}
 EXIT_S = 2.0
 MANY_GAMES = 10
 QUICK_MANY_GAMES = 4
+WITH_LISTS = tuple(f for f in FEATURES if f != "no-legal")
+"""The features offered in the games with legal lists: everything but `no-legal`."""
 
 
 @dataclass
@@ -83,6 +87,8 @@ class Report:
 
     bot: str
     games: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    """How the games were played (with or without legal lists), game by game."""
     checks: dict[str, CheckResult] = field(default_factory=lambda: {n: CheckResult(n, a) for n, a in CHECKS})
 
     @property
@@ -162,11 +168,14 @@ class Checker:
         folder = Path(tempfile.mkdtemp(prefix="arena-check-"))
         try:
             for game in self.games:
+                modes = self._legal_modes(report, game, folder)
                 for seats, seat in self._seatings(game):
-                    label = f"{game.id}, {seats} seat(s), seat {seat}"
-                    self.progress(label)
-                    report.games.append(label)
-                    self._game(report, game, seats, seat, folder, probing=False)
+                    for mode, features in modes:
+                        label = f"{game.id}, {seats} seat(s), seat {seat}{mode}"
+                        self.progress(label)
+                        report.games.append(label)
+                        self._game(report, game, seats, seat, folder, probing=False, features=features,
+                                   mode=mode)
             first = self.games[0]
             if not report.checks["handshake"].passed:
                 for name in report.checks:
@@ -188,6 +197,33 @@ class Checker:
             shutil.rmtree(folder, ignore_errors=True)
         return report
 
+    def _legal_modes(self, report: Report, game: Game, folder: Path) -> list[tuple[str, tuple[str, ...]]]:
+        """How `game` is played: with the lists, and without them too if the bot asks for
+        `legal: false` (a label for each way, and the features hello offers)."""
+        logs = folder / f"probe-{game.id}"
+        logs.mkdir()
+        if not trio.run(self._asks_no_legal, logs, self.spec_for(game)):
+            report.notes.append(f"{game.id}: the bot takes the legal lists (it does not ask for legal: false), "
+                                "so each setting was played with them")
+            return [("", FEATURES)]
+        report.notes.append(f"{game.id}: the bot asks for legal: false, so each setting was played twice: "
+                            "without the legal lists, and with them (no-legal not offered in hello)")
+        return [(", no legal lists", FEATURES), (", legal lists sent", WITH_LISTS)]
+
+    async def _asks_no_legal(self, logs: Path, spec: BotSpec) -> bool:
+        """Whether the bot's `ready` asks for `legal: false` (False if it never gets
+        that far: the games then report why)."""
+        player = BotPlayer(spec, logs / "bot.log", self.limits, self.timing)
+        async with trio.open_nursery() as nursery:
+            try:
+                await player.start(nursery)
+                return player.ready is not None and not player.ready.legal
+            except Exception:  # noqa: BLE001 - the games that follow report a bot that cannot start
+                return False
+            finally:
+                player.dispose()
+                nursery.cancel_scope.cancel()
+
     def _seatings(self, game: Game) -> list[tuple[int, int]]:
         counts = [n for n in range(max(1, game.min_seats), game.max_seats + 1)]
         if self.quick:
@@ -196,8 +232,9 @@ class Checker:
         return [(n, s) for n in counts for s in range(n)]
 
     def _game(self, report: Report, game: Game, seats: int, seat: int, folder: Path, probing: bool,
-              games: int = 1, check: str | None = None) -> None:
-        logs = folder / f"{game.id}-{seats}-{seat}-{'probe' if probing else 'plain'}-{games}"
+              games: int = 1, check: str | None = None, features: tuple[str, ...] = FEATURES,
+              mode: str = "") -> None:
+        logs = folder / f"{game.id}-{seats}-{seat}-{'probe' if probing else 'plain'}-{games}-{len(features)}"
         others = [replace(resolve_bot("random", game.id), name=f"random-{k}") for k in range(seats - 1)]
         spec = self.spec_for(game)
         bot = replace(spec, env=dict(spec.env))
@@ -206,12 +243,12 @@ class Checker:
         plan = tuple(PlannedGame(tuple(range(seats)), 1000 + k, str(k + 1)) for k in range(games))
         config = MatchConfig(game, options, self.time_control, games=games, event="arena check", log_dir=logs,
                              limits=self.limits, timing=self.timing, plan=plan, launcher=_launcher(logs, probing),
-                             chance_key=b"arena-check")
+                             chance_key=b"arena-check", features=features)
         result: MatchResult = trio.run(play_match, config, specs)
-        self._read(report, result, seat, logs, game, check)
+        self._read(report, result, seat, logs, game, check, mode)
 
     def _read(self, report: Report, result: MatchResult, seat: int, logs: Path, game: Game,
-              check: str | None) -> None:
+              check: str | None, mode: str = "") -> None:
         protocol_log = next(iter(sorted(logs.glob(f"{seat}-*.protocol.log"))), logs / "none")
         got, sent = _last_lines(protocol_log)
         faulted = False
@@ -224,7 +261,7 @@ class Checker:
                 # A special game (unknown messages, many games) fails its own check only
                 # when the plain games did not already fail the same way.
                 name = check if check is not None and report.checks[natural].passed else natural
-                where = f"{game.id}, {len(outcome.ranks)} seat(s), seat {seat}, game {number}"
+                where = f"{game.id}, {len(outcome.ranks)} seat(s), seat {seat}{mode}, game {number}"
                 report.fail(name, f"{where}: {fault.reason} {fault.when}: {fault.detail}",
                             got if fault.reason not in (Termination.TIME_OUT, Termination.STARTUP_TIMEOUT)
                             else f"(no answer to) {sent}")

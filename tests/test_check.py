@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -13,7 +14,7 @@ from arena.conformance import Checker, Report
 from arena.games import get_game
 from arena.referee.botnames import resolve_bot
 from arena.referee.player import Timing
-from arena.referee.spec import Limits
+from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
 ZOO = {
@@ -38,6 +39,13 @@ def check_in_process(bot: str, game: str = "btt", per_move: float = 0.5) -> Repo
     spec = resolve_bot(bot, game)
     return Checker(lambda _: spec, [game_rules], TimeControl(per_move_s=per_move),
                    Timing(startup_s=2.0, grace_s=0.05), Limits(memory_bytes=256 << 20), quick=True).run()
+
+
+def check_way(way: str, game: str = "btt") -> Report:
+    """The check of tests/no_legal_bot.py, which asks for `legal: false`, got right or wrong."""
+    spec = BotSpec(f"no-legal-{way}", [sys.executable, str(Path(__file__).parent / "no_legal_bot.py"), way])
+    return Checker(lambda _: spec, [get_game(game)], TimeControl(per_move_s=2.0), Timing(startup_s=5.0, grace_s=0.05),
+                   Limits(memory_bytes=512 << 20), quick=True).run()
 
 
 def failed(report: dict[str, object]) -> list[str]:
@@ -68,6 +76,24 @@ def test_each_zoo_bot_fails_the_right_check(zoo: str) -> None:
     failures = {c.name: c for c in report.checks.values() if not c.passed}
     assert not report.passed and ZOO[zoo] in failures, list(failures)
     assert failures[ZOO[zoo]].detail
+
+
+def test_a_bot_that_asks_for_legal_false_plays_each_setting_without_and_with_the_lists() -> None:
+    right = check_way("own")
+    assert right.passed, [c for c in right.checks.values() if not c.passed]
+    assert right.games == ["btt, 2 seat(s), seat 0, no legal lists", "btt, 2 seat(s), seat 0, legal lists sent"]
+    assert "asks for legal: false" in right.notes[0]
+    peeks = check_way("peek")  # relies on the lists it asked not to get
+    assert not peeks.checks["stays-up"].passed and "no legal lists" in peeks.checks["stays-up"].detail
+    strict = check_way("strict")  # cannot bear the lists when they come all the same
+    assert not strict.checks["stays-up"].passed and "legal lists sent" in strict.checks["stays-up"].detail
+    assert strict.checks["legal-actions"].passed
+
+
+def test_a_bot_that_takes_the_lists_plays_each_setting_once() -> None:
+    report = check_in_process("greedy")
+    assert report.passed and report.games == ["btt, 2 seat(s), seat 0"]
+    assert "takes the legal lists" in report.notes[0]
 
 
 def test_the_failing_line_is_quoted() -> None:

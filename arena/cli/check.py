@@ -49,7 +49,8 @@ def check_command(
 ) -> None:
     """Check that a bot keeps the protocol, like fastchess --compliance: the handshake,
     short games of every game (or --game) from every seat count and seat against random
-    bots under a tight clock, answers in time, only legal actions, one line per request
+    bots under a tight clock (twice for a bot that asks for legal: false: without the legal
+    lists and with them), answers in time, only legal actions, one line per request
     and nothing unasked, unknown fields and message types ignored, many games in one
     process, exit on quit and on a closed stdin. Each check is reported with the line
     that failed; exit code 0 only when every check passes (1 otherwise)."""
@@ -77,10 +78,13 @@ def check_command(
                 f"{check.detail}\nline: {check.line}" if check.line else check.detail
             table.add_row(f"{check.name}\n[dim]{check.about}[/]", mark, failed)
         console.print(table)
+        for note in report.notes:
+            console.print(note, highlight=False)
         console.print(f"{len(report.games)} game setting(s) played: " + "; ".join(report.games[:6]) +
                       (" ..." if len(report.games) > 6 else ""), highlight=False)
         if json_flag:
             print_json({"bot": spec.name, "passed": report.passed, "games": report.games,
+                        "notes": report.notes,
                         "checks": [{"name": c.name, "about": c.about, "passed": c.passed, "skipped": c.skipped,
                                     "detail": c.detail, "line": c.line} for c in report.checks.values()]})
         if not report.passed:

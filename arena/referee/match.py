@@ -19,7 +19,7 @@ from arena.referee.channel import Launcher
 from arena.referee.faults import BotFault
 from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome, GameSetup, void_outcome
-from arena.referee.player import BotPlayer, Timing
+from arena.referee.player import FEATURES, BotPlayer, Timing
 from arena.referee.process import launch_process
 from arena.referee.referee import Referee, Watcher
 from arena.referee.seeds import cycle_seed, rotated, secret_path
@@ -68,6 +68,9 @@ class MatchConfig:
     """Openings, one per seat rotation in turn (when `plan` gives none itself)."""
     random_opening: int = 0
     """Plies of a random opening at the start of every game."""
+    features: tuple[str, ...] = FEATURES
+    """What bots may ask for in `ready` (all of it; `arena check` offers less to play a
+    bot that asks for `legal: false` with the lists as well)."""
 
 
 def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
@@ -156,6 +159,7 @@ async def play_match(
             config.timing,
             logging_launcher(config.launcher) if config.log_protocol else config.launcher,
             _hidden(config) + _other_folders(specs, i),
+            config.features,
         )
         for i, spec in enumerate(specs)
     ]

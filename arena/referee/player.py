@@ -19,8 +19,9 @@ from protocol import PROTOCOL_VERSION
 from protocol.codec import ProtocolError, decode_bot, encode
 from protocol.messages import Action, End, Hello, Quit, Ready, Start
 
-FEATURES = ["no-legal", "no-observation", "info"]
-"""What a bot may ask for in its Ready message (sent in Hello)."""
+FEATURES = ("no-legal", "no-observation", "info")
+"""What a bot may ask for in its Ready message (sent in Hello). A feature not offered is
+not granted: a bot that asks for it anyway gets the field."""
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,10 @@ class BotPlayer:
     """A bot as the referee sees it: a name, a live channel, its opt-outs."""
 
     def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits, timing: Timing,
-                 launcher: Launcher = launch_process, hidden: tuple[Path, ...] = ()) -> None:
+                 launcher: Launcher = launch_process, hidden: tuple[Path, ...] = (),
+                 features: tuple[str, ...] = FEATURES) -> None:
         self.spec = spec
+        self.features = features
         self.log_path = log_path
         self.limits = limits
         self.timing = timing
@@ -71,11 +74,11 @@ class BotPlayer:
 
     @property
     def wants_legal(self) -> bool:
-        return self.ready is None or self.ready.legal
+        return self.ready is None or self.ready.legal or "no-legal" not in self.features
 
     @property
     def wants_observation(self) -> bool:
-        return self.ready is None or self.ready.observation
+        return self.ready is None or self.ready.observation or "no-observation" not in self.features
 
     @property
     def alive(self) -> bool:
@@ -88,7 +91,7 @@ class BotPlayer:
         if channel.pgid is not None:
             self.pgids.append(channel.pgid)
         deadline = trio.current_time() + self.timing.startup_s
-        hello = Hello(protocol=PROTOCOL_VERSION, arena=__version__, features=FEATURES)
+        hello = Hello(protocol=PROTOCOL_VERSION, arena=__version__, features=list(self.features))
         try:
             await channel.write(encode(hello), deadline)
             line = await channel.read_line(deadline)
