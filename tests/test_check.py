@@ -109,3 +109,10 @@ def test_every_shipped_bot_passes_the_full_check(game: str) -> None:
     for bot in ("greedy", "search") if game != "btt" else ("greedy",):
         code, report = check(bot, "--game", game, "--time-per-move", "500ms")
         assert code == 0 and failed(report) == [], (bot, report)
+
+
+def test_a_missing_bot_is_named_once_without_a_game(tmp_path: Path) -> None:
+    done = subprocess.run([sys.executable, "-m", "arena", "check", "./missing"], capture_output=True, text=True,
+                          timeout=60, cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: './missing' does not exist"), done.stderr

@@ -24,7 +24,7 @@ from arena.cli.common import (
 from arena.conformance import Checker
 from arena.games import GAMES, Game
 from arena.league.registry import Registry, RegistryError
-from arena.referee.botnames import BotNameError, resolve_bot
+from arena.referee.botnames import PER_GAME, BotNameError, resolve_bot
 from arena.referee.player import Timing
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
@@ -98,4 +98,5 @@ def _resolve(bot: str, game: Game, registry: Registry | None, limits: Limits) ->
             return registry.spec(bot.strip(), game.id, limits)
         return resolve_bot(bot, game.id)
     except (RegistryError, BotNameError) as exc:
-        raise fail(f"{game.id}: {exc}") from None
+        per_game = bot.strip() in PER_GAME  # a shipped name means another program per game
+        raise fail(f"{game.id}: {exc}" if per_game else str(exc)) from None
