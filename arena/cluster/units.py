@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import shutil
 import sys
 import tarfile
 from dataclasses import dataclass
@@ -131,8 +132,6 @@ def unpack(name: str, data: bytes, cache: Path) -> Path:
     try:
         os.rename(work, target)
     except OSError:  # another task unpacked it first
-        import shutil
-
         shutil.rmtree(work, ignore_errors=True)
     return target
 
