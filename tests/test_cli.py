@@ -164,3 +164,14 @@ def test_replay_draws_one_level_of_a_blox_game_and_refuses_levels_elsewhere(tmp_
     assert invoke("play", "btt", "random", "random", "--out", str(btt))[0] == 0
     code, out = invoke("replay", str(btt), "--level", "1")
     assert code == 2 and "has no levels" in out
+
+
+def test_bench_referee_run_counts_the_decisions_of_its_games() -> None:
+    from arena.bench.referee import referee_run
+    from arena.referee.botnames import resolve_bot
+    from arena.referee.spec import Limits
+
+    bot = resolve_bot("random", "btt")
+    run = referee_run([bot, bot], 2, 2, Limits(sandbox=False))
+    assert len(run.records) == 4 and run.decisions == sum(len(r.plies) for r in run.records)
+    assert run.wall_s > 0 and run.cpu_s > 0  # from the gate to the end of the last game

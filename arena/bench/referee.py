@@ -25,6 +25,7 @@ from arena.games import get_game
 from arena.records.record import GameRecord
 from arena.referee.botnames import BOTS_DIR, resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.outcome import GameOutcome
 from arena.referee.player import BotPlayer, Timing
 from arena.referee.process import BotProcess
 from arena.referee.sandbox import probe
@@ -94,15 +95,20 @@ class RefereeRun:
 
 
 async def _matches(specs: list[BotSpec], concurrent: int, games_each: int,
-                   limits: Limits = Limits()) -> tuple[list[MatchResult], float, float]:
-    """Run the matches; all wait at a gate until every bot has started, so the clock
-    and CPU figures measure play, not process start-up. Returns the results and the
-    wall and CPU time at the gate."""
+                   limits: Limits = Limits()) -> tuple[list[MatchResult], tuple[float, float], tuple[float, float]]:
+    """Run the matches; all wait at a gate until every bot has started, and the clock
+    stops when the last game ends, so the wall and CPU figures measure play, not
+    process start-up or the bots' quitting. Returns the results, and the wall and CPU
+    time at the gate and at the end of the last game."""
     game = get_game("btt")
     results: list[MatchResult] = []
     waiting = concurrent
     gate = trio.Event()
     opened = [0.0, 0.0]
+    closed = [0.0, 0.0]
+
+    def ended(index: int, outcome: GameOutcome, seats: list[int]) -> None:
+        closed[:] = [time.perf_counter(), time.process_time()]
 
     async def arrive(game_index: int) -> None:
         nonlocal waiting
@@ -117,20 +123,20 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int,
     async def one(index: int) -> None:
         config = MatchConfig(game, {}, TimeControl(per_move_s=5.0), seed=index, games=games_each, event="bench",
                              limits=limits)
-        results.append(await play_match(config, specs, before_game=arrive))
+        results.append(await play_match(config, specs, on_game=ended, before_game=arrive))
 
     async with trio.open_nursery() as nursery:
         for index in range(concurrent):
             nursery.start_soon(one, index)
-    return results, opened[0], opened[1]
+    return results, (opened[0], opened[1]), (closed[0], closed[1])
 
 
 def referee_run(specs: list[BotSpec], concurrent: int, games_each: int, limits: Limits = Limits()) -> RefereeRun:
     """Play BTT matches concurrently; decisions, wall time and the referee's own CPU,
     from the moment every bot is up to the end of the last game."""
-    results, wall, cpu = trio.run(_matches, specs, concurrent, games_each, limits)
-    wall = time.perf_counter() - wall
-    cpu = time.process_time() - cpu
+    results, (wall_begin, cpu_begin), (wall_end, cpu_end) = trio.run(_matches, specs, concurrent, games_each, limits)
+    wall = wall_end - wall_begin
+    cpu = cpu_end - cpu_begin
     decisions = sum(o.decisions for r in results for o in r.outcomes)
     return RefereeRun(decisions, wall, cpu, [o.record for r in results for o in r.outcomes])
 
