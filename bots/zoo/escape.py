@@ -123,9 +123,20 @@ def daemon() -> None:
     if os.fork() == 0:
         os.setsid()
         if os.fork() == 0:
-            os.execvp("sleep", ["sleep", "3600", TARGET])
+            # a process that lives on, with ZOO_TARGET in its command line for the test to find
+            os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(3600)", TARGET])
         os._exit(0)
-    report("daemon started")
+    for _ in range(200):  # say whether the daemon really runs, so a test of its end is no empty win
+        for pid in filter(str.isdigit, os.listdir("/proc")):
+            try:
+                with open(f"/proc/{pid}/cmdline", "rb") as handle:
+                    if TARGET.encode() in handle.read():
+                        report("daemon started and running")
+                        return
+            except OSError:
+                continue
+        time.sleep(0.01)
+    report("daemon started but not seen running")
 
 
 def cgroup() -> None:
