@@ -69,6 +69,48 @@ def test_no_sandbox_is_left_a_zombie_of_the_referee(bot: str, reason: str) -> No
     assert zombie_children() - before == set()
 
 
+SETSID_CHILDREN_BOT = """
+import json, os, sys, time
+for _ in range(5):  # children in sessions of their own: outside the bot's process group
+    if os.fork() == 0:
+        os.setsid()
+        os.execv(sys.executable, [sys.executable, "-c", "import time; time.sleep(3600)", sys.argv[1]])
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "setsid-children"}), flush=True)
+    elif message["type"] == "request":
+        time.sleep(3600)  # never answers: killed for its time
+"""
+
+
+def test_where_no_cgroup_holds_a_bot_its_setsid_children_die_with_it(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Unsandboxed and without cgroups, the children a killed bot started in sessions of
+    their own are adopted by the referee (a subreaper): it kills and reaps them, rather
+    than leaving them running or waiting on them."""
+    import dataclasses
+    import uuid
+
+    import arena.referee.process as process
+    from arena.referee.cgroups import cgroup_support
+    from tests.test_escape import processes_with
+
+    no_cgroups = dataclasses.replace(cgroup_support(), version=0)
+    monkeypatch.setattr(process, "cgroup_support", lambda: no_cgroups)
+    token = f"arena-setsid-child-{uuid.uuid4().hex}"
+    script = tmp_path / "setsid_children.py"
+    script.write_text(SETSID_CHILDREN_BOT)
+    spec = BotSpec("setsid-children", [sys.executable, str(script), token])
+    result = run([spec, random_bot()], per_move=0.3, limits=Limits(sandbox=False))
+    assert result.outcomes[0].termination == "time-out"
+    try:
+        assert processes_with(token) == []
+    finally:
+        for pid in processes_with(token):
+            os.kill(pid, signal.SIGKILL)
+
+
 def test_two_random_bots_play_a_full_game() -> None:
     result = run([random_bot(), random_bot()])
     outcome = result.outcomes[0]

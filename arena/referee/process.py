@@ -70,19 +70,27 @@ def _children(pid: int) -> list[int]:
 
 
 def _reap_adopted(pids: set[int]) -> None:
-    """Reap those of `pids` that became our children when their parent died (we are a
-    subreaper); without this every sandbox would leave its init as a zombie of the
-    arena until it exits, and a night's league would pile up thousands."""
+    """Kill and reap those of `pids` (a dead bot's descendants) that became our
+    children when their parent died (we are a subreaper). Without this every sandbox
+    would leave its init as a zombie of the arena until it exits, and a bot's setsid
+    child, where no cgroup holds it, would live on and hold the referee here."""
     if not _subreaper:
         return
-    for pid in pids:
-        for _ in range(2000):
+    me = os.getpid()
+    adopted = {pid for pid in pids if (_parent_and_group(pid) or (0, 0))[0] == me}
+    for pid in adopted:
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 1.0  # all of them together: a killed process dies at once
+    while adopted and time.monotonic() < deadline:
+        for pid in list(adopted):
             try:
                 done, _status = os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
-                break  # not ours: reaped inside the sandbox, or already gone
+                done = pid  # reaped already
             if done:
-                break
+                adopted.discard(pid)
+        if adopted:
             time.sleep(0.001)
 
 
@@ -122,18 +130,22 @@ async def _quietly(task: Callable[[], Awaitable[None]]) -> None:
         pass
 
 
+def _parent_and_group(pid: int) -> tuple[int, int] | None:
+    """A process's parent pid and process group (Linux /proc), or None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rsplit(b")", 1)[1].split()
+    except OSError:
+        return None
+    return int(fields[1]), int(fields[2])
+
+
 def process_table() -> dict[int, tuple[int, int]]:
     """Every process of the machine (Linux /proc): pid to (parent pid, process group)."""
     table = {}
     for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/stat", "rb") as stat:
-                fields = stat.read().rsplit(b")", 1)[1].split()
-        except OSError:
-            continue
-        table[int(entry)] = (int(fields[1]), int(fields[2]))
+        if entry.isdigit() and (found := _parent_and_group(int(entry))) is not None:
+            table[int(entry)] = found
     return table
 
 
