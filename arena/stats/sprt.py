@@ -1,11 +1,15 @@
 """The sequential probability ratio test on game pairs, as fastchess and fishtest run it.
 
 Games are played in pairs with the same seed and colours swapped, so a pair's total
-for bot B is 0, 0.5, 1, 1.5 or 2 points: the pentanomial counts. The test compares
-H0 "B is elo0 stronger than A" with H1 "B is elo1 stronger" (logistic Elo) using the
-normal approximation of the log-likelihood ratio on pair scores (the GSPRT of
-Michel Van den Bergh used by fishtest), and stops when the ratio leaves the bounds
-set by the error rates alpha (accepting H1 when H0 is true) and beta.
+for bot B is 0, 0.5, 1, 1.5 or 2 points: the pentanomial counts (single games give
+the trinomial W/D/L counts). The test compares H0 "B is elo0 stronger than A" with
+H1 "B is elo1 stronger" and stops when the log-likelihood ratio leaves the bounds set
+by the error rates alpha (accepting H1 when H0 is true) and beta. The ratio is the
+generalised one of Michel Van den Bergh used by fishtest and fastchess: the score
+distribution is fitted by maximum likelihood under each hypothesis. Two models say
+what "elo stronger" means: `logistic` (the expected score of the Elo formula) and
+`normalized` (normalised Elo: the score's distance from 0.5 in standard deviations,
+which does not depend on the draw rate; fastchess's `model=normalized`).
 """
 
 from __future__ import annotations
@@ -17,6 +21,12 @@ from arena.stats.ratings import Z95
 
 PAIR_OUTCOMES = 5
 """Pentanomial categories: B scored 0, 0.5, 1, 1.5 or 2 points over the pair."""
+
+MODELS = ("logistic", "normalized")
+"""What elo0 and elo1 measure: logistic Elo, or normalised Elo."""
+
+NELO_PER_T = 800.0 / math.log(10.0)
+"""Normalised Elo per unit of t = (score - 0.5) / standard deviation per game."""
 
 _REGULARISE = 1e-3
 """Added to empty pentanomial categories so that the variance never vanishes."""
@@ -48,8 +58,11 @@ class SprtParameters:
     elo1: float = 10.0
     alpha: float = 0.05
     beta: float = 0.05
+    model: str = "logistic"
 
     def __post_init__(self) -> None:
+        if self.model not in MODELS:
+            raise ValueError(f"model={self.model} is not one of {', '.join(MODELS)}")
         if not self.elo0 < self.elo1:
             raise ValueError(f"elo0 ({self.elo0:g}) must be below elo1 ({self.elo1:g})")
         for name in ("alpha", "beta"):
@@ -69,17 +82,41 @@ class SprtParameters:
 
     @classmethod
     def parse(cls, items: list[str]) -> SprtParameters:
-        """From `elo0=0 elo1=10 alpha=0.05 beta=0.05` (any subset; defaults otherwise)."""
+        """From `elo0=0 elo1=10 alpha=0.05 beta=0.05 model=normalized` (any subset;
+        defaults otherwise)."""
         values: dict[str, float] = {}
+        model = "logistic"
         for item in items:
             name, sep, text = item.partition("=")
+            if sep and name == "model":
+                model = text
+                continue
             if not sep or name not in ("elo0", "elo1", "alpha", "beta"):
-                raise ValueError(f"{item!r} is not one of elo0=, elo1=, alpha=, beta=")
+                raise ValueError(f"{item!r} is not one of elo0=, elo1=, alpha=, beta=, model=")
             try:
                 values[name] = float(text)
             except ValueError:
                 raise ValueError(f"{name}={text!r} is not a number") from None
-        return cls(**values)
+        return cls(**values, model=model)
+
+    def describe(self) -> str:
+        """`elo0=0 elo1=10 alpha=0.05 beta=0.05 model=logistic`."""
+        return (f"elo0={self.elo0:g} elo1={self.elo1:g} alpha={self.alpha:g} beta={self.beta:g} "
+                f"model={self.model}")
+
+    def llr(self, counts: list[int] | list[float]) -> float:
+        """The log-likelihood ratio of H1 over H0 for trinomial (L, D, W) or pentanomial
+        (0, 0.5, 1, 1.5, 2 points a pair) counts of B's results."""
+        return log_likelihood_ratio(counts, self)
+
+    def decision(self, counts: list[int] | list[float]) -> str | None:
+        """'H1', 'H0', or None (go on) for these counts."""
+        llr = self.llr(counts)
+        if llr >= self.upper_bound:
+            return "H1"
+        if llr <= self.lower_bound:
+            return "H0"
+        return None
 
 
 @dataclass
@@ -111,17 +148,8 @@ class PairStats:
         return total, mean, variance
 
     def llr(self, params: SprtParameters) -> float:
-        """The generalised log-likelihood ratio of H1 over H0: the pair-score distribution
-        is fitted by maximum likelihood under each hypothesis's mean (fishtest's method)."""
-        if self.pairs == 0:
-            return 0.0
-        counts = [c if c else _REGULARISE for c in self.counts]
-        total = sum(counts)
-        observed = [c / total for c in counts]
-        scores = [k / 4 for k in range(PAIR_OUTCOMES)]
-        under_h0 = _fit_with_mean(observed, scores, expected_score(params.elo0))
-        under_h1 = _fit_with_mean(observed, scores, expected_score(params.elo1))
-        return total * sum(p * math.log(q1 / q0) for p, q0, q1 in zip(observed, under_h0, under_h1))
+        """The generalised log-likelihood ratio of H1 over H0 (fishtest's method)."""
+        return log_likelihood_ratio(self.counts, params)
 
     def score(self) -> float:
         """B's mean score per game."""
@@ -146,30 +174,71 @@ class PairStats:
 
     def decision(self, params: SprtParameters) -> str | None:
         """'H1' (B is stronger by elo1), 'H0' (not stronger than elo0), or None (go on)."""
-        llr = self.llr(params)
-        if llr >= params.upper_bound:
-            return "H1"
-        if llr <= params.lower_bound:
-            return "H0"
-        return None
+        return params.decision(self.counts)
 
 
-def _fit_with_mean(observed: list[float], scores: list[float], mean: float) -> list[float]:
-    """The distribution closest to `observed` (maximum likelihood) whose mean score is
-    `mean`: q_i = p_i / (1 + x (a_i - mean)), with x found by bisection on the mean."""
-    low = -1.0 / (max(scores) - mean) + 1e-12
-    high = 1.0 / (mean - min(scores)) - 1e-12
+def log_likelihood_ratio(counts: list[int] | list[float], params: SprtParameters) -> float:
+    """The GSPRT's log-likelihood ratio for trinomial (3) or pentanomial (5) counts,
+    ordered from B's worst result to its best. Empty categories get a small weight so
+    that the fitted distributions never vanish."""
+    if len(counts) not in (3, PAIR_OUTCOMES):
+        raise ValueError(f"give 3 (L D W) or 5 (pentanomial) counts, not {len(counts)}")
+    if any(c < 0 for c in counts):
+        raise ValueError("counts cannot be negative")
+    if sum(counts) == 0:
+        return 0.0
+    weights = [c if c else _REGULARISE for c in counts]
+    total = sum(weights)
+    observed = [c / total for c in weights]
+    scores = [k / (len(counts) - 1) for k in range(len(counts))]
+    if params.model == "normalized":
+        scale = math.sqrt(2.0) if len(counts) == PAIR_OUTCOMES else 1.0  # t per pair, from t per game
+        under_h0 = _fit_with_t(observed, scores, scale * params.elo0 / NELO_PER_T)
+        under_h1 = _fit_with_t(observed, scores, scale * params.elo1 / NELO_PER_T)
+    else:
+        under_h0 = _fit_with_mean(observed, scores, expected_score(params.elo0))
+        under_h1 = _fit_with_mean(observed, scores, expected_score(params.elo1))
+    return total * sum(p * math.log(q1 / q0) for p, q0, q1 in zip(observed, under_h0, under_h1))
 
-    def excess(x: float) -> float:  # decreasing in x
-        return sum(p * (a - mean) / (1.0 + x * (a - mean)) for p, a in zip(observed, scores))
 
-    for _ in range(64):  # to double precision
+def _tilted(observed: list[float], phi: list[float]) -> list[float]:
+    """The distribution q_i = p_i / (1 + x phi_i) closest to `observed` under the
+    constraint sum q_i phi_i = 0 (x is the Lagrange multiplier, found by bisection:
+    the constraint falls as x grows, and 1 + x phi_i stays positive)."""
+
+    def excess(x: float) -> float:
+        return sum(p * f / (1.0 + x * f) for p, f in zip(observed, phi))
+
+    low, high = -1.0 / max(phi) + 1e-12, -1.0 / min(phi) - 1e-12
+    for _ in range(80):  # to double precision
         middle = (low + high) / 2
         if excess(middle) > 0:
             low = middle
         else:
             high = middle
     x = (low + high) / 2
-    weights = [p / (1.0 + x * (a - mean)) for p, a in zip(observed, scores)]
+    weights = [p / (1.0 + x * f) for p, f in zip(observed, phi)]
     norm = sum(weights)
     return [w / norm for w in weights]
+
+
+def _fit_with_t(observed: list[float], scores: list[float], t: float) -> list[float]:
+    """The distribution closest to `observed` (maximum likelihood) whose normalised
+    score (mean - 0.5) / sd is `t`: Van den Bergh's fixed point, each step tilting
+    `observed` under the constraint linearised at the last fit, from the uniform one."""
+    fitted = [1.0 / len(scores)] * len(scores)
+    for _ in range(200):
+        mean = sum(p * a for p, a in zip(fitted, scores))
+        sd = math.sqrt(sum(p * (a - mean) ** 2 for p, a in zip(fitted, scores)))
+        updated = _tilted(observed, [a - 0.5 - 0.5 * t * sd * (1.0 + ((a - mean) / sd) ** 2) for a in scores])
+        change = max(abs(u - f) for u, f in zip(updated, fitted))
+        fitted = updated
+        if change < 1e-12:
+            break
+    return fitted
+
+
+def _fit_with_mean(observed: list[float], scores: list[float], mean: float) -> list[float]:
+    """The distribution closest to `observed` (maximum likelihood) whose mean score is
+    `mean`."""
+    return _tilted(observed, [a - mean for a in scores])
