@@ -22,12 +22,36 @@ def bench_command(
         "--only", help="Run only these parts (repeatable): referee, engines, league, cluster (a local Dask "
         "cluster against the local runner; not run by default).")] = None,
     league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
+    compare: Annotated[str | None, typer.Option(
+        "--compare", metavar="REV",
+        help="Also build git revision REV (hash, tag, branch) in a virtual environment of its own (kept in the user's "
+        "cache folder) and measure the referee of both, interleaved in the same run, with the ratio per figure; "
+        "only the referee is measured.")] = None,
+    rounds: Annotated[int, typer.Option("--rounds", min=1, help="Interleaved rounds with --compare.")] = 5,
+    check: Annotated[bool, typer.Option(
+        "--check", help="With --compare: exit 1 when the referee CPU per decision (1 and 8 games at once) is more "
+        "than 10% worse than REV's.")] = False,
 ) -> None:
     """Measure the arena: the referee's CPU and round trip per decision beside a raw
     pipe, decisions per second with 1, 8 and 32 games at once; every rules engine's
     random games per second and mid-game legal-action time; league games per second
     at concurrency 1, 2 and 4 with the referee's share of CPU; with `--only cluster`,
-    a league on a local Dask cluster of 2 workers against the local runner."""
+    a league on a local Dask cluster of 2 workers against the local runner. With
+    `--compare REV`, the referee's figures of this tree and of REV side by side."""
+    if check and compare is None:
+        raise fail("--check needs --compare REV, the revision to hold this tree to (figures from another machine or "
+                   "another load say nothing): e.g. arena bench --compare main --check")
+    if compare is not None:
+        if only and only != ["referee"]:
+            raise fail("--compare measures the referee only: leave out --only, or give --only referee")
+        from arena.bench.compare import run_comparison
+        from arena.errors import ArenaError
+
+        try:
+            code = run_comparison(console, compare, decisions, rounds, check)
+        except ArenaError as exc:
+            raise fail(str(exc)) from None
+        raise typer.Exit(code)
     parts = only or list(DEFAULT_PARTS)
     for part in parts:
         if part not in BENCH_PARTS:
