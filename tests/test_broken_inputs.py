@@ -295,7 +295,7 @@ def test_a_fifty_megabyte_line_is_rejected_in_bounded_memory(tmp_path: Path) -> 
     ("limits", "{ max_processes = 0 }", "limits.max_processes: 0 is out of range; give 1 to"),
     ("limits", "{ max_processes = -1 }", "limits.max_processes: -1 is out of range"),
     ("limits", "{ memory_mb = 99999999999999999 }", "limits.memory_mb: a huge number is out of range"),
-    ("games_per_pairing", "100000000000", "games_per_pairing: 100000000000 is out of range; give 1 to 10000000"),
+    ("games_per_pairing", "100000000000", "games_per_pairing: 100000000000 is out of range; give 2 to 10000000"),
     ("concurrency", "0", "concurrency: 0 is out of range; give 1 to 1024"),
     ("schedule", '"roundrobin"', 'schedule: \'roundrobin\' is not a schedule; write "round-robin" or "gauntlet"'),
     ("schedule", '"gauntlet"', 'gauntlet: missing; with schedule = "gauntlet" name the bot that faces the field'),

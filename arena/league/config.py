@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
@@ -189,19 +190,36 @@ def load_league(path: Path) -> League:
         raise LeagueFileError(f"{path}: not valid TOML: {exc}") from None
     except (ValueError, RecursionError) as exc:
         raise LeagueFileError(f"{path}: not valid TOML: {type(exc).__name__}") from None
-    return resolve_league(raw, path.parent, source=path)
+    try:
+        return resolve_league(raw, path.parent, source=path)
+    except LeagueFileError as exc:
+        raise LeagueFileError(f"{path}: {exc}") from None
 
 
 MAX_FILE_BYTES = 1 << 20
 """Largest league file read (a real one is a few KB)."""
 
 
+TYPE_WORDS = {"int": "a whole number", "float": "a number", "str": "text in quotes", "bool": "true or false",
+              "array": "a list in [ ]", "object": "a table", "null": ""}
+"""msgspec's type names as a league file's author knows them."""
+
+
+def _type_words(names: str) -> str:
+    """'int | null' as 'a whole number'; 'str | float | null' as 'text in quotes or a number'."""
+    words = [TYPE_WORDS.get(name.strip(), name.strip()) for name in names.split("|")]
+    return " or ".join(w for w in words if w)
+
+
 def _explain(message: str) -> str:
-    """msgspec's 'Expected `int`, got `str` - at `$.time.grace`' as 'time.grace: expected ...'."""
+    """msgspec's 'Expected `int | null`, got `str` - at `$.concurrency`' as
+    'concurrency: expected a whole number, got text in quotes'."""
     text, _, where = message.partition(" - at `$")
     key = where.rstrip("`").lstrip(".")
     text = text.replace("Object contains unknown field", "unknown key").replace(
         "Object missing required field", "missing required key")
+    if (found := re.fullmatch(r"Expected `([^`]*)`, got `([^`]*)`", text)) is not None:
+        text = f"expected {_type_words(found[1])}, got {_type_words(found[2])}"
     if key == "schedule" and text.startswith("Invalid enum value"):
         value = text.removeprefix("Invalid enum value").strip()
         return f"schedule: {value[:40]} is not a schedule; write " + " or ".join(f'"{s}"' for s in SCHEDULES)
@@ -268,12 +286,13 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
     if raw.schedule == "gauntlet" and len(bots) < seats:
         raise LeagueFileError(f"bots: a {seats}-seat gauntlet needs at least {seats} bots")
     per_pairing = raw.games_per_pairing if raw.games_per_pairing is not None else seats
-    _check_range("games_per_pairing", per_pairing, 1, MAX_GAMES)
-    if per_pairing % seats:
-        kind = "even" if seats == 2 else f"a multiple of {seats}"
+    if per_pairing < seats or per_pairing % seats:
+        kind = "a positive even number" if seats == 2 else f"a positive multiple of {seats}"
+        shown = per_pairing if abs(per_pairing) < 10**12 else "a huge number"
         raise LeagueFileError(
-            f"games_per_pairing: {per_pairing} is not {kind}; seats rotate so every bot "
+            f"games_per_pairing: {shown} is not {kind}; seats rotate so every bot "
             f"plays every seat equally often (try {max(seats, per_pairing - per_pairing % seats)})")
+    _check_range("games_per_pairing", per_pairing, seats, MAX_GAMES)
     table_count = _table_count(len(bots), seats, raw.schedule)
     if table_count * per_pairing > MAX_GAMES:
         raise LeagueFileError(
@@ -352,14 +371,11 @@ def _time(section: TimeSection) -> tuple[TimeControl, Timing]:
         return None if value is None else str(value)
 
     try:
-        tc = TimeControl.parse(text(section.per_move), section.clock)
-    except TimeControlError as exc:
-        raise LeagueFileError(f"time: {exc}") from None
-    try:
+        tc = TimeControl.parse(text(section.per_move), section.clock, ("time.per_move", "time.clock"))
         timing = Timing(startup_s=parse_seconds(str(section.startup), "time.startup"),
                         grace_s=parse_seconds(str(section.grace), "time.grace"))
     except TimeControlError as exc:
-        raise LeagueFileError(f"time: {exc}") from None
+        raise LeagueFileError(str(exc)) from None
     return tc, timing
 
 
@@ -392,9 +408,9 @@ def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limi
     if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
         spec.limits = _limits(key, entry, spec.limits or limits)
     try:
-        spec.time_control = own_time_control(entry.time_per_move, entry.clock) or spec.time_control
+        spec.time_control = own_time_control(entry.time_per_move, entry.clock, key) or spec.time_control
     except TimeControlError as exc:
-        raise LeagueFileError(f"{key}: {exc}") from None
+        raise LeagueFileError(str(exc)) from None
     return spec
 
 

@@ -51,16 +51,18 @@ class TimeControl:
     increment_s: float = 0.0
 
     @classmethod
-    def parse(cls, per_move: str | None, clock: str | None) -> TimeControl:
-        """From the CLI's --time-per-move and --clock BASE+INC (seconds)."""
-        per_move_s = parse_seconds(per_move, "--time-per-move") if per_move else None
+    def parse(cls, per_move: str | None, clock: str | None,
+              names: tuple[str, str] = ("--time-per-move", "--clock")) -> TimeControl:
+        """From the CLI's --time-per-move and --clock BASE+INC (seconds); `names` are
+        what messages call the two (a file's keys, e.g. time.per_move)."""
+        per_move_s = parse_seconds(per_move, names[0]) if per_move else None
         base_s: float | None = None
         increment_s = 0.0
         if clock:
             base, _, inc = clock.partition("+")
-            base_s = parse_seconds(base, "--clock base")
+            base_s = parse_seconds(base, f"{names[1]} base")
             if inc:
-                increment_s = 0.0 if inc.strip() in ("0", "0s", "0ms") else parse_seconds(inc, "--clock increment")
+                increment_s = 0.0 if inc.strip() in ("0", "0s", "0ms") else parse_seconds(inc, f"{names[1]} increment")
         if per_move_s is None and base_s is None:
             per_move_s = cls.per_move_s
         return cls(per_move_s, base_s, increment_s)
@@ -85,12 +87,14 @@ class TimeControl:
         )
 
 
-def own_time_control(per_move: str | float | None, clock: str | None) -> TimeControl | None:
+def own_time_control(per_move: str | float | None, clock: str | None, key: str = "") -> TimeControl | None:
     """A bot's own time control from a file's `time_per_move` and `clock` (None when it
-    gives neither); TimeControlError as parse raises."""
+    gives neither); TimeControlError as parse raises, naming the keys under `key`."""
     if per_move is None and clock is None:
         return None
-    return TimeControl.parse(None if per_move is None else str(per_move), clock)
+    prefix = f"{key}." if key else ""
+    return TimeControl.parse(None if per_move is None else str(per_move), clock,
+                             (f"{prefix}time_per_move", f"{prefix}clock"))
 
 
 class SeatClocks:
