@@ -26,8 +26,9 @@ import trio
 from arena.errors import ArenaError
 from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
 from arena.referee.channel import Launch
+from arena.referee.command import BotCommand
 from arena.referee.faults import BotFault
-from arena.referee.sandbox import READY_LINE, Scratch, TmpfsFolders, probe, sandboxed_argv
+from arena.referee.sandbox import READY_LINE, Scratch, TmpfsFolders, probe, sandbox_command
 from arena.referee.seeds import SECRET_ENV
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
@@ -103,10 +104,11 @@ def become_subreaper() -> bool:
     return _subreaper
 
 
-def _child_setup(limits: Limits, cgroup: BotCgroup | None) -> Callable[[], None]:
+def _child_setup(limits: Limits, cgroup: BotCgroup | None, command: BotCommand) -> Callable[[], None]:
     """Runs in the child between fork and exec: die with the referee, join the bot's
     cgroup (so every process it starts is counted), and where there is no cgroup, the
-    per-process limits instead."""
+    per-process limits instead; then the command's own set-up (its mounts, and the drop
+    to an unprivileged user when the arena runs as root)."""
     procs_files = cgroup.procs_files if cgroup is not None else []
 
     def setup() -> None:
@@ -118,6 +120,7 @@ def _child_setup(limits: Limits, cgroup: BotCgroup | None) -> Callable[[], None]
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
         if limits.processes is not None and not procs_files:
             resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        command.in_child()
 
     return setup
 
@@ -237,13 +240,16 @@ class BotProcess:
         """The sandbox's own init (its own session, so outside the bot's process group),
         known once the sandbox stood: ours to reap when the sandbox's outer process dies."""
         self.cgroup: BotCgroup | None = None
+        self.command: BotCommand | None = None
+        """What was started (kept to remove what was made for it, and to explain a
+        start-up failure)."""
 
     # ---- lifecycle -------------------------------------------------------------------
 
     def spawn(self, nursery: trio.Nursery) -> None:
         """Start the process (in its sandbox and cgroup when they are to be had) and its
         background tasks; BotFault('startup-failure') if the command cannot be run."""
-        argv, env, cwd = self._command()
+        command = self.command = self._command()
         become_subreaper()  # after the sandbox's probe, whose own init we could not name to reap
         support = cgroup_support()
         if support.version and (self.limits.memory_bytes is not None or self.limits.processes is not None
@@ -254,19 +260,23 @@ class BotProcess:
                 self.cgroup = None
         try:
             self.proc = subprocess.Popen(
-                argv,
+                command.argv,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=env,
+                cwd=command.cwd,
+                env=command.env,
                 start_new_session=True,
-                preexec_fn=_child_setup(self.limits, self.cgroup),
+                preexec_fn=_child_setup(self.limits, self.cgroup, command),
                 close_fds=True,
+                pass_fds=command.pass_fds,
             )
         except (OSError, ValueError, subprocess.SubprocessError) as exc:
             self._remove_cgroup()
             self._remove_scratch()
+            command.release()
+            if command.sandboxed:
+                raise SandboxError(f"the bot's sandbox could not be started ({exc})") from None
             raise BotFault(
                 Termination.STARTUP_FAILURE,
                 f"cannot run {' '.join(self.spec.command)!r}: {exc} "
@@ -283,21 +293,18 @@ class BotProcess:
             self._pidfd = os.pidfd_open(self.proc.pid)
         nursery.start_soon(self._background)
 
-    def _command(self) -> tuple[list[str], dict[str, str], str | None]:
-        """The argv, environment and folder to start: the bot's own command in its
-        sandbox, or (no sandbox) as it is, with its scratch folders in the environment."""
+    def _command(self) -> BotCommand:
+        """What to start: the bot's own command in its sandbox (built whole by
+        sandbox.py), or (no sandbox) as it is, with its scratch folders in the environment."""
         isolation = probe() if self.limits.sandbox else None
-        folder = Path(self.spec.cwd) if self.spec.cwd else Path.cwd()
         if isolation is not None and isolation.sandbox and isolation.bwrap:
             self.sandboxed = True
-            argv = sandboxed_argv(isolation.bwrap, self.spec.command, folder, self.spec.env, self.hidden,
-                                  self.limits.scratch_bytes)
-            return argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None
+            return sandbox_command(isolation, self.spec, self.limits, self.hidden)
         self.scratch = Scratch()
         env = {name: value for name, value in os.environ.items() if name != SECRET_ENV}
         env.update({"ARENA_SCRATCH": str(self.scratch.scratch), "TMPDIR": str(self.scratch.tmp)})
         env.update(self.spec.env)
-        return list(self.spec.command), env, self.spec.cwd
+        return BotCommand(list(self.spec.command), env, self.spec.cwd)
 
     def clear_scratch(self) -> bool:
         """Empty the bot's writable folders before a game; False when they cannot be
@@ -386,6 +393,8 @@ class BotProcess:
         _reap_adopted(tree)
         self._remove_cgroup()
         self._remove_scratch()
+        if self.command is not None:
+            self.command.release()
         for fd in (self._stdin, self._stdout, self._stderr, self._pidfd):
             if fd >= 0:
                 trio.lowlevel.notify_closing(fd)

@@ -34,6 +34,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from arena.referee.command import BotCommand
+from arena.referee.spec import BotSpec, Limits
+
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 """Read-only in every sandbox (missing ones are skipped)."""
 
@@ -209,6 +212,14 @@ def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, env: dict[str,
     for name, value in {**fixed, **env}.items():
         args += ["--setenv", name, value]
     return [*args, "--", "/bin/sh", "-c", f'echo "{READY_LINE}" >&2; exec "$@"', "sh", *argv]
+
+
+def sandbox_command(isolation: Isolation, spec: BotSpec, limits: Limits, hidden: Iterable[Path]) -> BotCommand:
+    """The whole command that starts `spec` in its sandbox."""
+    assert isolation.bwrap is not None
+    folder = Path(spec.cwd) if spec.cwd else Path.cwd()
+    argv = sandboxed_argv(isolation.bwrap, spec.command, folder, spec.env, hidden, limits.scratch_bytes)
+    return BotCommand(argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None, sandboxed=True)
 
 
 class Scratch:
