@@ -5,25 +5,41 @@ record and replayed through the rules."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import random
+import tempfile
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from arena.games import GAMES, get_game
-from arena.games.base import CHANCE, TERMINAL, Game, State, competition_ranks
+from arena.games.base import CHANCE, TERMINAL, Game, GameError, State, competition_ranks
 from arena.records.record import GameRecord, Ply, format_ranks, format_scores, turn_numbers
 from arena.records.replay import verify
 from arena.records.writer import write_record
+from tests.helpers.hostile_actions import (
+    DIGITS,
+    EDGES,
+    HUGE,
+    check_verdict,
+    hostile_strings,
+    listed_actions,
+    positions,
+    renumbered_strings,
+    snapshot,
+)
 
 MAX_PLIES = 5000
 """No game of the arena comes near it: BTT has at most 15 pyramids a seat, Roots 12
 rounds, The Tree 36 tiles, Blox its bricks and turn cap, Treeblox its cubes."""
 
 
-def settings() -> Iterator[tuple[str, int, dict[str, str]]]:
+def game_settings() -> Iterator[tuple[str, int, dict[str, str]]]:
     """(game, seats, options) for every seat count and every combination of the values
     the options list (options with free values keep their defaults)."""
     for game_id in GAMES:
@@ -39,7 +55,7 @@ def settings() -> Iterator[tuple[str, int, dict[str, str]]]:
                 yield game_id, seats, options
 
 
-SETTINGS = list(settings())
+SETTINGS = list(game_settings())
 GAMES_PER_SETTING = {"blox": 2, "btt": 12, "roots": 12, "the-tree": 25, "treeblox": 25}
 """Random games per setting in the default suite (Blox's 16 x 16 games are long);
 the slow suite plays 20 times as many."""
@@ -53,14 +69,6 @@ def near_misses(action: str) -> list[str]:
         misses.append(action[1:])
         misses.append(action[0] + chr(ord(action[1]) + 1) + action[2:])
     return [m for m in misses if m != action]
-
-
-def snapshot(state: State) -> str:
-    """Everything the interface shows of a state, as text to compare."""
-    current = state.current()
-    views = [state.observation(seat) for seat in range(state.num_seats)]
-    legal = state.legal_actions() if current >= 0 else []
-    return json.dumps([current, legal, views], sort_keys=True)
 
 
 def check_decision(state: State, rng: random.Random) -> None:
@@ -225,3 +233,129 @@ def test_importing_the_registry_loads_no_game_and_a_game_loads_alone() -> None:
     before, after = out.strip().split("] [")
     assert before == "['arena.games.base'"
     assert "arena.games.btt" in after and "roots" not in after and "tree" not in after and "blox" not in after
+
+
+# ---- any string is a legal or an illegal action ----------------------------------------------
+
+
+@functools.cache
+def game_positions(game_id: str) -> list[State]:
+    return positions(game_id, [(seats, options) for g, seats, options in SETTINGS if g == game_id])
+
+
+@functools.cache
+def every_listed_action() -> list[str]:
+    """Real actions of every game, so each game also meets the others' notation."""
+    return sorted({a for game_id in GAMES for a in listed_actions(game_positions(game_id))})
+
+
+STRINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                          HealthCheck.data_too_large])
+
+
+def fuzz_game(game_id: str, examples: settings) -> None:
+    states = game_positions(game_id)
+    nearby = listed_actions(states)
+    elsewhere = every_listed_action()
+
+    @examples
+    @given(st.data())
+    def run(data: st.DataObject) -> None:
+        state = data.draw(st.sampled_from(states))
+        action = data.draw(hostile_strings(state.legal_actions() + nearby, elsewhere))
+        check_verdict(state, action)
+
+    run()
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_any_string_is_a_legal_or_an_illegal_action(game_id: str) -> None:
+    fuzz_game(game_id, STRINGS)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_ten_thousand_strings_per_game_get_a_clean_verdict(game_id: str) -> None:
+    fuzz_game(game_id, settings(STRINGS, max_examples=10_000))
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_every_hostile_number_in_real_actions_gets_a_clean_verdict(game_id: str) -> None:
+    """Exhaustively, not by chance: at 16 or so positions, the first and last two listed
+    actions and a spread of the game's other actions, each number swapped for each
+    hostile number and each digit for each unicode digit."""
+    states = game_positions(game_id)
+    spread = listed_actions(states)[::60]
+    for state in states[::max(1, len(states) // 16)]:
+        before = snapshot(state)
+        legal = state.legal_actions()
+        for text in sorted(renumbered_strings(legal[:2] + legal[-2:] + spread)):
+            check_verdict(state, text, before)
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_any_option_value_is_accepted_or_a_game_error(game_id: str) -> None:
+    game = get_game(game_id)
+    names = [o.name for o in game.options if o.name != "map"] or ["nothing"]
+    values = st.text(max_size=12) | st.sampled_from(HUGE + DIGITS + EDGES + ["wedge", "rect", "bridge", "3", "16"])
+
+    @settings(STRINGS, max_examples=150)
+    @given(st.dictionaries(st.sampled_from(names) | st.text(max_size=6), values, max_size=3), st.integers(-3, 9))
+    def run(options: dict[str, str], seats: int) -> None:
+        try:
+            state = game.new_state(seats, options)
+        except GameError:
+            return
+        assert state.num_seats == seats
+
+    run()
+
+
+def test_a_roots_map_option_that_is_not_a_map_is_a_game_error() -> None:
+    """Every way a map file can be wrong is a GameError: a missing file, a folder, a
+    NUL in the name, a JSON number past int()'s digit limit, region names with huge
+    or unicode numbers."""
+    game = get_game("roots")
+    with tempfile.TemporaryDirectory() as folder:
+        files = {"huge.json": '{"sides": {"0,0": [' + "9" * 5000 + ", null, null, null, null, null]}}",
+                 "names.json": json.dumps({"sides": {"9" * 5000 + ",0": [None] * 6}}),
+                 "big.json": json.dumps({"sides": {"9" * 400 + ",0": [None] * 6}}),
+                 "digits.json": json.dumps({"sides": {"²,0": [None] * 6}})}
+        for name, text in files.items():
+            (Path(folder) / name).write_text(text)
+        for path in ["\x00", "a\x00b", folder, str(Path(folder) / "missing.json"), "9" * 5000,
+                     *(str(Path(folder) / name) for name in files)]:
+            with pytest.raises(GameError):
+                game.new_state(2, {"map": path})
+
+
+HOSTILE_FIRST_ACTIONS = {
+    "treeblox": "L" + "9" * 5000 + ",0,0",
+    "the-tree": "²0@0,0",
+    "roots": "plant " + "9" * 5000,
+    "blox": "H" + "9" * 5000 + ",0,0",
+    "btt": "N" + "٣" * 3,
+}
+"""A string per game of the kinds that raised ValueError in the rules' parsing (the
+first two did): a number past int()'s 4300 digits, a digit int() refuses."""
+
+
+@pytest.mark.parametrize("game_id", list(GAMES))
+def test_a_bot_sending_a_hostile_action_loses_by_illegal_action_and_the_game_is_not_void(game_id: str) -> None:
+    """Through the real referee: the attacker's game is scored, the attacker last."""
+    import trio
+
+    from arena.referee.botnames import resolve_bot
+    from arena.referee.match import MatchConfig, play_match
+    from arena.referee.timecontrol import TimeControl
+    from arena.termination import Termination
+
+    attacker = resolve_bot("zoo/illegal", game_id)
+    attacker.env.update({"ZOO_PLY": "1", "ZOO_ACTION": HOSTILE_FIRST_ACTIONS[game_id]})
+    options = {"width": "8", "height": "8"} if game_id == "blox" else {}
+    config = MatchConfig(get_game(game_id), options, TimeControl(per_move_s=5.0), seed=1, games=1)
+    result = trio.run(play_match, config, [attacker, resolve_bot("random", game_id)])
+    outcome = result.outcomes[0]
+    assert not outcome.void and outcome.termination == Termination.ILLEGAL_ACTION, outcome.error
+    attacker_seat = result.seatings[0].index(0)
+    assert outcome.ranks[attacker_seat] == 2 and outcome.faults[0].seat == attacker_seat

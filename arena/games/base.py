@@ -7,6 +7,12 @@ turns, extra turns and forced draws are simply consecutive decisions. Games are 
 rules: no I/O, no clocks, no randomness of their own (chance outcomes are drawn by the
 caller from a seeded generator through `sample_chance` and applied like actions, so a
 record replays without a random generator).
+
+Action strings come from bots, so parsing them is total: `is_legal`, `apply` and
+`visible_action` take any string whatever and answer with a verdict (False, or
+IllegalAction leaving the state as it was), never another exception: an exception the
+referee does not expect is its own error, and a bot that could provoke one could void
+the games it is losing. Numbers inside actions are read with `numbers.canonical_int`.
 """
 
 from __future__ import annotations
@@ -88,7 +94,8 @@ class State(ABC):
 
     @abstractmethod
     def apply(self, action: str) -> None:
-        """Play one action (a seat's or a chance outcome); raise IllegalAction if not legal."""
+        """Play one action (a seat's or a chance outcome); for any other string raise
+        IllegalAction and leave the state unchanged."""
 
     @abstractmethod
     def clone(self) -> State:
@@ -103,7 +110,8 @@ class State(ABC):
         """A JSON-able view holding exactly what `seat` may know right now."""
 
     def is_legal(self, action: str) -> bool:
-        """Whether `action` is legal now; games may override with something faster."""
+        """Whether `action` (any string) is legal now; games may override with something
+        faster."""
         return action in self.legal_actions()
 
     def is_terminal(self) -> bool:

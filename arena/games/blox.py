@@ -19,6 +19,7 @@ from typing import Any
 
 from arena.errors import excerpt
 from arena.games.base import TERMINAL, Game, GameError, IllegalAction, Option, Result, State
+from arena.games.numbers import canonical_int
 
 MARGIN = 8
 """Bricks may reach this far past the board's edges (the bounded volume)."""
@@ -400,7 +401,7 @@ class Blox(Game):
         limits = {"width": (4, 32), "height": (4, 32), "bricks": (1, 200), "max_turns": (1, 1000)}
         for name, (low, high) in limits.items():
             text = options[name]
-            if not text.isdigit() or not low <= int(text) <= high or str(int(text)) != text:
+            if canonical_int(text, low, high) is None:
                 raise GameError(f"option {name}={excerpt(text)} must be a whole number from {low} to {high}")
         if options["variant"] == BRIDGE:
             for name in ("width", "height"):

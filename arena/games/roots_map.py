@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from arena.errors import excerpt
 from arena.games.base import GameError
+from arena.games.numbers import canonical_int
 
 DIRECTIONS = ((0, -1), (1, -1), (1, 0), (0, 1), (-1, 1), (-1, 0))
 """Axial step across each side 0..5."""
@@ -45,15 +46,19 @@ def region_name(q: int, r: int) -> str:
     return f"{q},{r}"
 
 
+REGION_MAX = 1000
+"""Largest axial coordinate of a map's region (a map is a few KB)."""
+
+
 def parse_region(text: str) -> tuple[int, int]:
     """"q,r" -> (q, r); GameError otherwise."""
     parts = text.split(",")
     if len(parts) != 2:
         raise GameError(f"region {excerpt(text)} is not written q,r")
-    try:
-        q, r = int(parts[0]), int(parts[1])
-    except ValueError:
-        raise GameError(f"region {excerpt(text)} is not written q,r with whole numbers") from None
+    q, r = (canonical_int(part, -REGION_MAX, REGION_MAX) for part in parts)
+    if q is None or r is None:
+        raise GameError(f"region {excerpt(text)} is not written q,r with whole numbers from {-REGION_MAX} to "
+                        f"{REGION_MAX} (like 0,-2)")
     return q, r
 
 
@@ -182,6 +187,8 @@ def load_map(path: str) -> PlanetMap:
             raw = handle.read(MAX_MAP_BYTES + 1)
     except OSError as exc:
         raise GameError(f"map file {excerpt(str(path), 200)}: cannot read it ({exc.strerror})") from None
+    except ValueError:  # a NUL in the name
+        raise GameError(f"map file {excerpt(str(path), 200)}: not a file name (it holds a NUL character)") from None
     if len(raw) > MAX_MAP_BYTES:
         raise GameError(f"map file {path}: larger than {MAX_MAP_BYTES} bytes; a map is a few KB")
     try:
@@ -192,6 +199,8 @@ def load_map(path: str) -> PlanetMap:
         raise GameError(f"map file {path}: not JSON ({exc.msg}, line {exc.lineno})") from None
     except RecursionError:
         raise GameError(f"map file {path}: JSON nested too deep") from None
+    except ValueError:  # a number past int()'s 4300 digits
+        raise GameError(f"map file {path}: a number in it is far too long") from None
     try:
         return _map_from_json(data)
     except GameError as exc:

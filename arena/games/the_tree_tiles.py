@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from arena.games.numbers import canonical_int
+
 Tile = tuple[int, int]
 """A tile as (low, high) symbol values."""
 Move = tuple[int, int, int, int]
@@ -14,6 +16,10 @@ Move = tuple[int, int, int, int]
 TILES: tuple[Tile, ...] = tuple((a, b) for a in range(8) for b in range(a, 8))
 """The double-seven set: every pair a <= b of symbols 0..7 (36 tiles)."""
 HAND = 9
+SYMBOLS = "01234567"
+"""The symbols' digits, in value order."""
+COORDINATE_MAX = 10 ** 6
+"""Far beyond any table (36 tiles): larger coordinates are not placements."""
 DRAW, PASS = "draw", "pass"
 DEAL_PREFIX = "deal "
 """What a seat sees of the deal: `deal ` and its own nine tiles in dealt order."""
@@ -61,22 +67,18 @@ def move_name(move: Move) -> str:
 
 
 def parse_placement(action: str) -> Move | None:
-    """(left symbol, right symbol, x, y) of `<l><r>@<x>,<y>` in canonical form."""
+    """(left symbol, right symbol, x, y) of `<l><r>@<x>,<y>` in canonical form; None
+    for any other string (a bot's action is parsed here)."""
     move = _PARSED.get(action)
     if move is not None:
         return move
     symbols, at, where = action.partition("@")
-    if not at or len(symbols) != 2 or not symbols.isdigit():
-        return None
     xs, comma, ys = where.partition(",")
-    try:
-        x, y = int(xs), int(ys)
-    except ValueError:
+    if not at or not comma or len(symbols) != 2:
         return None
-    if not comma or str(x) != xs or str(y) != ys:
-        return None
-    left, right = int(symbols[0]), int(symbols[1])
-    if left > 7 or right > 7:
+    left, right = SYMBOLS.find(symbols[0]), SYMBOLS.find(symbols[1])
+    x, y = canonical_int(xs, -COORDINATE_MAX, COORDINATE_MAX), canonical_int(ys, -COORDINATE_MAX, COORDINATE_MAX)
+    if left < 0 or right < 0 or x is None or y is None:
         return None
     return left, right, x, y
 

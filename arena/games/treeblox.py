@@ -9,12 +9,12 @@ active-leaf counts, the stocks. Action strings are made once per cell and cached
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from arena.errors import excerpt
-from arena.games.base import TERMINAL, Game, IllegalAction, Result, State, competition_ranks
+from arena.games.base import TERMINAL, Game, GameError, IllegalAction, Result, State, competition_ranks
+from arena.games.numbers import canonical_int
 
 DARK, LIGHT = 0, 1
 SEAT_NAMES = ("Dark", "Light")
@@ -49,7 +49,6 @@ def column_of(cell: int) -> int:
 
 BOARD_HOLES = frozenset(pack(x, y, 0) for x in range(BOARD) for y in range(BOARD))
 
-_ACTION = re.compile(r"([LB])(-?\d+),(-?\d+),(-?\d+)")
 _NAMES: dict[int, tuple[str, str]] = {}
 
 
@@ -63,18 +62,18 @@ def action_names(cell: int) -> tuple[str, str]:
 
 
 def parse_action(action: str) -> tuple[int, int] | None:
-    """(kind, cell) of a canonical placement string, None for anything else."""
-    match = _ACTION.fullmatch(action)
-    if match is None:
+    """(kind, cell) of a canonical placement string, None for anything else (any
+    string: a bot's action is parsed here)."""
+    kind = KIND_LETTERS.find(action[:1]) if action else -1
+    parts = action[1:].split(",")
+    if kind < 0 or len(parts) != 3:
         return None
-    numbers = match.group(2, 3, 4)
-    values = [int(n) for n in numbers]
-    if any(str(v) != n for v, n in zip(values, numbers)):
-        return None  # leading zeros, '-0', '+1': not canonical
-    x, y, z = values
-    if z < 0 or not -_BIAS < x < _BIAS or not -_BIAS < y < _BIAS or z > 127:
+    x = canonical_int(parts[0], 1 - _BIAS, _BIAS - 1)
+    y = canonical_int(parts[1], 1 - _BIAS, _BIAS - 1)
+    z = canonical_int(parts[2], 0, 127)
+    if x is None or y is None or z is None:
         return None
-    return KIND_LETTERS.index(match.group(1)), pack(x, y, z)
+    return kind, pack(x, y, z)
 
 
 # ---- phases -----------------------------------------------------------------------------
@@ -282,10 +281,10 @@ class TreebloxState(State):
         state = cls()
         used = [[0, 0], [0, 0]]
         for text in cubes:
-            owner = DARK if text[0].isupper() else LIGHT
-            parsed = parse_action(text[0].upper() + text[1:])
+            owner = DARK if text[:1].isupper() else LIGHT
+            parsed = parse_action(text[:1].upper() + text[1:])
             if parsed is None or parsed[1] in state.cubes:
-                raise ValueError(f"bad or repeated cube {excerpt(text)}")
+                raise GameError(f"bad or repeated cube {excerpt(text)}")
             kind, cell = parsed
             used[owner][kind] += 1
             state._put(owner, kind, cell)
