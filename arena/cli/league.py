@@ -228,7 +228,7 @@ def print_tables(league: League, fmt: Format, output: Path | None = None) -> Non
         raise fail(str(exc)) from None
     try:
         standings = compute_standings([b.name for b in league.bots], league.seats, store.games(),
-                                      league.game.score_name)
+                                      league.game.score_name, store.void_seatings())
         total = len(store.scheduled())
     finally:
         store.close()

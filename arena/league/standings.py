@@ -1,5 +1,8 @@
 """The leaderboard: per-bot results, ratings with 95% intervals, head-to-head
-crosstable, and their exports (rich table, markdown, CSV, JSON)."""
+crosstable, and their exports (rich table, markdown, CSV, JSON). Each bot's count of
+games voided by an error of the arena is shown too, and a bot at too many of them is
+named: a game voided by the arena is played again and never scored, so a bot that can
+provoke such errors could otherwise escape its losses."""
 
 from __future__ import annotations
 
@@ -7,6 +10,7 @@ import csv
 import io
 import json
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -25,6 +29,8 @@ class BotStanding(ResultTally):
     name: str = ""
     rating: Rating = Rating(0.0, math.inf)
     faults: dict[str, int] = field(default_factory=dict)
+    voids: int = 0
+    """Attempts at its games that an error of the arena voided (each played again)."""
 
     @property
     def fault_count(self) -> int:
@@ -46,10 +52,24 @@ class Standings:
     games: int
     score_name: str = "score"
 
+    @property
+    def voided(self) -> bool:
+        """Whether any bot's game was voided (the void column is shown only then)."""
+        return any(row.voids for row in self.rows)
 
-def compute_standings(names: list[str], seats: int, games: list[StoredGame], score_name: str = "score") -> Standings:
-    """Standings from finished games: Elo for 2 seats, OpenSkill for more."""
+
+MANY_VOIDS = 3
+"""A bot whose games were voided more often than this is named under the standings."""
+
+
+def compute_standings(names: list[str], seats: int, games: list[StoredGame], score_name: str = "score",
+                      voids: Iterable[tuple[tuple[int, ...], int]] = ()) -> Standings:
+    """Standings from finished games: Elo for 2 seats, OpenSkill for more. `voids`
+    holds (bots seated, attempts voided) per game the arena's errors voided."""
     rows = [BotStanding(name=name) for name in names]
+    for seated, attempts in voids:
+        for bot in set(seated):
+            rows[bot].voids += attempts
     h2h = [[(0.0, 0) for _ in names] for _ in names]
     for game in games:
         firsts = sum(1 for r in game.ranks if r == 1)
@@ -103,11 +123,20 @@ def _fault_text(row: BotStanding) -> str:
     return ", ".join(f"{n} {k}" for k, n in sorted(row.faults.items())) or "0"
 
 
+def void_warnings(standings: Standings) -> list[str]:
+    """A line for each bot whose games were voided more than MANY_VOIDS times: an
+    error of the arena that recurs at one bot's games may be that bot's doing."""
+    return [f"{row.name}: {row.voids} attempts at its games were voided by an error of the arena (replayed, never "
+            "scored); if its play provokes the error, it escapes its losses: see the league's logs/arena-errors.log "
+            "and report it" for row in standings.rows if row.voids > MANY_VOIDS]
+
+
 def leaderboard_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
     """Header and rows of the leaderboard as text (shared by every format)."""
     header = ["rank", "bot", f"{standings.rating_kind} (95%)", "games"]
     header += ["W", "D", "L"] if standings.seats == 2 else ["mean place", "wins"]
     header += [standings.score_name, f"mean {standings.score_name}", "faults"]
+    header += ["void"] if standings.voided else []
     lines = []
     for rank, row in enumerate(standings.rows, start=1):
         line = [str(rank), row.name, _rating_text(row.rating, standings.rating_kind), str(row.games)]
@@ -116,6 +145,7 @@ def leaderboard_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
         else:
             line += [f"{row.mean_placing:.2f}", str(row.wins)]
         line += [_number(row.score), f"{row.mean_score:.2f}", _fault_text(row)]
+        line += [str(row.voids)] if standings.voided else []
         lines.append(line)
     return header, lines
 
@@ -137,7 +167,9 @@ def crosstable_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
 def rich_tables(standings: Standings, title: str) -> tuple[Table, Table]:
     """The leaderboard and the crosstable for the terminal."""
     header, lines = leaderboard_rows(standings)
-    board = Table(title=f"{title}: {standings.games} game(s)")
+    warnings = void_warnings(standings)
+    board = Table(title=f"{title}: {standings.games} game(s)",
+                  caption="\n".join(f"warning: {w}" for w in warnings) or None, caption_style="yellow")
     for column in header:
         board.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for line in lines:
@@ -156,7 +188,8 @@ def to_markdown(standings: Standings, title: str) -> str:
         rows = [header, ["---"] * len(header), *lines]
         return "\n".join("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows)
 
-    return (f"## {title}\n\n{standings.games} game(s)\n\n" + table(*leaderboard_rows(standings))
+    warnings = "".join(f"\n\n**Warning:** {w}" for w in void_warnings(standings))
+    return (f"## {title}\n\n{standings.games} game(s)\n\n" + table(*leaderboard_rows(standings)) + warnings
             + "\n\n### Head to head\n\n" + table(*crosstable_rows(standings)) + "\n")
 
 
@@ -164,13 +197,14 @@ def to_csv(standings: Standings) -> str:
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     fault_kinds = sorted({k for row in standings.rows for k in row.faults})
+    void = ["void"] if standings.voided else []
     writer.writerow(["rank", "bot", "rating", "rating_error95", "rating_kind", "games", "wins", "draws", "losses",
-                     "mean_place", "score", "mean_score", "faults", *fault_kinds])
+                     "mean_place", "score", "mean_score", "faults", *fault_kinds, *void])
     for rank, row in enumerate(standings.rows, start=1):
         writer.writerow([rank, row.name, f"{row.rating.value:.2f}", f"{row.rating.error:.2f}", standings.rating_kind,
                          row.games, row.wins, row.draws, row.losses, f"{row.mean_placing:.3f}",
                          _number(row.score), f"{row.mean_score:.3f}", row.fault_count,
-                         *[row.faults.get(k, 0) for k in fault_kinds]])
+                         *[row.faults.get(k, 0) for k in fault_kinds], *([row.voids] if standings.voided else [])])
     return out.getvalue()
 
 
@@ -183,7 +217,7 @@ def to_json(standings: Standings, title: str) -> str:
              "rating_error95": None if math.isinf(row.rating.error) else round(row.rating.error, 2),
              "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
              "mean_place": round(row.mean_placing, 4), "score": row.score,
-             "mean_score": round(row.mean_score, 4), "faults": dict(sorted(row.faults.items()))}
+             "mean_score": round(row.mean_score, 4), "faults": dict(sorted(row.faults.items())), "void": row.voids}
             for rank, row in enumerate(standings.rows, start=1)
         ],
         "head_to_head": {
@@ -191,5 +225,6 @@ def to_json(standings: Standings, title: str) -> str:
                                  for j, (p, n) in enumerate(line) if n}
             for i, line in enumerate(standings.head_to_head)
         },
+        "warnings": void_warnings(standings),
     }
     return json.dumps(data, indent=2) + "\n"

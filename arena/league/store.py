@@ -228,6 +228,12 @@ class LeagueStore:
                           "ORDER BY idx")
         return [VoidGame(int(i), int(n), str(e)) for i, n, e in rows]
 
+    def void_seatings(self) -> list[tuple[tuple[int, ...], int]]:
+        """(bots seated, attempts voided) of every game the arena's own errors ever
+        voided, replayed since or not: the standings count them per bot."""
+        rows = self._read("SELECT s.seats, v.attempts FROM void v JOIN schedule s ON s.idx = v.idx ORDER BY v.idx")
+        return [(tuple(json.loads(seats)), int(attempts)) for seats, attempts in rows]
+
     def games(self) -> list[StoredGame]:
         """Every finished game, in schedule order."""
         rows = self._read(
