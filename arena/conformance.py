@@ -123,8 +123,8 @@ class _ProbingChannel(LoggedChannel):
 
 
 def _launcher(logs: Path, probing: bool) -> Launcher:
-    def launch(spec: Launch, nursery: trio.Nursery) -> LineChannel:
-        channel = launch_process(spec, nursery)
+    async def launch(spec: Launch, nursery: trio.Nursery) -> LineChannel:
+        channel = await launch_process(spec, nursery)
         if spec.log_path is None:
             return channel
         log = TrafficLog(spec.log_path.with_suffix(".protocol.log"))
@@ -311,8 +311,7 @@ class Checker:
                 else:
                     await channel.write(encode(Quit()), trio.current_time() + 1)
                 with trio.move_on_after(EXIT_S):
-                    while channel.running:
-                        await trio.sleep(0.01)
+                    await channel.exited()
                 if channel.running:
                     what = "its stdin was closed" if close else "it was sent quit"
                     report.fail(name, f"still running {EXIT_S:g} s after {what}",

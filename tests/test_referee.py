@@ -92,12 +92,12 @@ def test_where_no_cgroup_holds_a_bot_its_setsid_children_die_with_it(tmp_path: P
     import dataclasses
     import uuid
 
-    import arena.referee.process as process
+    import arena.referee.proctree as proctree
     from arena.referee.cgroups import cgroup_support
     from tests.test_escape import processes_with
 
     no_cgroups = dataclasses.replace(cgroup_support(), version=0)
-    monkeypatch.setattr(process, "cgroup_support", lambda: no_cgroups)
+    monkeypatch.setattr(proctree, "cgroup_support", lambda: no_cgroups)
     token = f"arena-setsid-child-{uuid.uuid4().hex}"
     script = tmp_path / "setsid_children.py"
     script.write_text(SETSID_CHILDREN_BOT)

@@ -28,8 +28,22 @@ HEADER = 8
 
 
 async def _watch_parent(parent: int, scope: trio.CancelScope) -> None:
-    while os.getppid() == parent:
-        await trio.sleep(0.5)
+    """Cancel `scope` when the worker that started this process is gone (its pidfd
+    becomes readable; where there are no pidfds, the parent pid is looked at twice a
+    second)."""
+    try:
+        pidfd = os.pidfd_open(parent)
+    except (OSError, AttributeError):
+        pidfd = -1
+    if pidfd >= 0:
+        try:
+            if os.getppid() == parent:
+                await trio.lowlevel.wait_readable(pidfd)
+        finally:
+            os.close(pidfd)
+    else:
+        while os.getppid() == parent:  # noqa: ASYNC110 - without a pidfd there is no event to wait for
+            await trio.sleep(0.5)
     scope.cancel()  # the worker is gone: stop, killing every bot
 
 

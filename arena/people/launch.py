@@ -29,7 +29,7 @@ def people_launcher(people: dict[str, Person], bots: Launcher = launch_process) 
     """A Launcher that seats `people` (by the key in their spec) and starts every other
     bot with `bots`."""
 
-    def launch(launch: Launch, nursery: trio.Nursery) -> LineChannel:
+    async def launch(launch: Launch, nursery: trio.Nursery) -> LineChannel:
         command = launch.spec.command
         if command[:1] == [MARK]:
             person = people[command[1]]
@@ -38,6 +38,6 @@ def people_launcher(people: dict[str, Person], bots: Launcher = launch_process) 
                 await serve_person(io, person)
 
             return MemoryChannel(seat, nursery, launch.limits)
-        return bots(launch, nursery)
+        return await bots(launch, nursery)
 
     return launch

@@ -40,6 +40,7 @@ class WebPerson:
         self.served = -1
         """The version a page was last sent in full (-1: none yet)."""
         self._changed = trio.Event()
+        self._served = trio.Event()
         self._send, self._receive = trio.open_memory_channel[tuple[int, str]](math.inf)
         self.app = App({"/": self._page, "/api/state": self._state, "/api/action": self._action})
 
@@ -68,6 +69,15 @@ class WebPerson:
         self.request_id += 1
         self._bump()
 
+    async def caught_up(self) -> None:
+        """Return once no page lags behind the news: none was ever served, or the last
+        one sent has the latest version."""
+        while True:
+            served = self._served
+            if not 0 <= self.served < self.version:
+                return
+            await served.wait()
+
     def _bump(self) -> None:
         self.version += 1
         self._changed.set()
@@ -88,6 +98,8 @@ class WebPerson:
 
         def sent() -> None:  # the game may stop serving once the page has the last news
             self.served = max(self.served, version)
+            self._served.set()
+            self._served = trio.Event()
 
         return replace(Reply.json(snapshot), on_sent=sent)
 
@@ -134,8 +146,4 @@ async def with_web_person(person: WebPerson, host: str, port: int, announce: Cal
     """Serve the person's page while `play` runs; `announce` gets the page's address.
     Afterwards the page may fetch the result for a moment, if a page is open."""
 
-    async def last_fetch() -> None:
-        while 0 <= person.served < person.version:
-            await trio.sleep(0.05)
-
-    return await serve_during(person.app, host, port, announce, play, last_fetch)
+    return await serve_during(person.app, host, port, announce, play, person.caught_up)

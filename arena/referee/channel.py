@@ -62,9 +62,12 @@ class LineChannel(Protocol):
     def limits_hit(self) -> tuple[bool, bool]:
         """Whether the bot hit its memory limit, and its process limit."""
 
-    def clear_scratch(self) -> bool:
-        """Empty the bot's writable folders before a game; False when that cannot be
-        done (the player then starts a fresh bot instead)."""
+    async def clear_scratch(self) -> bool:
+        """Empty the bot's writable folders before a game (off the event loop, within a
+        budget); False when that cannot be done (the player then starts a fresh bot)."""
+
+    async def exited(self) -> None:
+        """Return once the bot has ended (the caller bounds the wait)."""
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,7 @@ class Launch:
     hidden: tuple[Path, ...] = ()
 
 
-Launcher = Callable[[Launch, trio.Nursery], LineChannel]
+Launcher = Callable[[Launch, trio.Nursery], Awaitable[LineChannel]]
 """Starts a bot and returns its channel (BotFault startup-failure if it cannot)."""
 
 
@@ -124,6 +127,7 @@ class MemoryChannel:
         self._done = False
         self._outcome = "exited (exit code 0)"
         self._scope = trio.CancelScope()
+        self._ended = trio.Event()
         nursery.start_soon(self._run, bot)
 
     async def _run(self, bot: FakeBot) -> None:
@@ -134,6 +138,7 @@ class MemoryChannel:
             except Exception as exc:  # the fake bot crashed: that is its exit
                 self._outcome = f"crashed ({type(exc).__name__}: {exc})"
         self._done = True
+        self._ended.set()
 
     @property
     def pgid(self) -> int | None:
@@ -194,6 +199,10 @@ class MemoryChannel:
         self._scope.cancel()
         self._to_bot.close()
         self._done = True
+        self._ended.set()
+
+    async def exited(self) -> None:
+        await self._ended.wait()
 
     def cpu_seconds(self) -> float | None:
         return None
@@ -201,14 +210,14 @@ class MemoryChannel:
     def limits_hit(self) -> tuple[bool, bool]:
         return False, False
 
-    def clear_scratch(self) -> bool:
+    async def clear_scratch(self) -> bool:
         return True  # a fake bot has no folders
 
 
 def memory_launcher(bots: dict[str, FakeBot]) -> Launcher:
     """A Launcher that starts, for each bot name, the fake bot of that name."""
 
-    def launch(launch: Launch, nursery: trio.Nursery) -> LineChannel:
+    async def launch(launch: Launch, nursery: trio.Nursery) -> LineChannel:
         return MemoryChannel(bots[launch.spec.name], nursery, launch.limits)
 
     return launch

@@ -21,6 +21,7 @@ from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome, GameSetup, void_outcome
 from arena.referee.player import FEATURES, BotPlayer, Timing
 from arena.referee.process import launch_process
+from arena.referee.reaper import process_reaper
 from arena.referee.referee import Referee, Watcher
 from arena.referee.seeds import cycle_seed, rotated, secret_path
 from arena.referee.spec import BotSpec, Limits
@@ -179,7 +180,7 @@ async def play_match(
                     random_opening=0 if planned.opening else config.random_opening,
                 )
                 for player in seated:
-                    player.new_game(planned.seed, config.game.has_hidden_information)
+                    await player.new_game(planned.seed, config.game.has_hidden_information)
                 outcome = await _play_one(setup, seated, nursery, watcher, before_game, index, players)
                 result.outcomes.append(outcome)
                 result.seatings.append(seats)
@@ -195,6 +196,7 @@ async def play_match(
             player.dispose()
             result.pgids.extend(player.pgids)
         result.names = [p.name for p in players]
+        await process_reaper().settle(result.pgids)  # every process of the match is reaped before it returns
     for player in players:
         if player.started and player.handshakes == 0 and player.last_startup_fault is not None:
             result.never_ready[player.name] = str(player.last_startup_fault)

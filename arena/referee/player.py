@@ -87,7 +87,8 @@ class BotPlayer:
     async def start(self, nursery: trio.Nursery) -> None:
         """Start the bot and complete the handshake within the start-up limit."""
         self.started = True
-        self.channel = channel = self.launcher(Launch(self.spec, self.log_path, self.limits, self.hidden), nursery)
+        self.channel = channel = await self.launcher(Launch(self.spec, self.log_path, self.limits, self.hidden),
+                                                     nursery)
         if channel.pgid is not None:
             self.pgids.append(channel.pgid)
         deadline = trio.current_time() + self.timing.startup_s
@@ -140,8 +141,7 @@ class BotPlayer:
                 await self.send(Quit(), self.timing.quit_s)
                 channel.close_input()
                 with trio.move_on_after(self.timing.quit_s):
-                    while channel.running:
-                        await trio.sleep(0.005)
+                    await channel.exited()
             except BotFault:
                 pass
         self.kill()
@@ -161,14 +161,15 @@ class BotPlayer:
                                                        f"then: {fault.reason} ({fault.detail})")
         return fault
 
-    def new_game(self, seed: int, hidden_deal: bool) -> None:
-        """Before each game: empty the bot's writable folders (a bot whose folders
-        cannot be reached is restarted, with empty ones); in a game with hidden
-        information whose deal this process has already played (from another seat), end
-        the process so that a fresh one takes the seat."""
+    async def new_game(self, seed: int, hidden_deal: bool) -> None:
+        """Before each game: empty the bot's writable folders (off the event loop and
+        within a budget: a bot whose folders cannot be reached or emptied is restarted,
+        with empty ones); in a game with hidden information whose deal this process has
+        already played (from another seat), end the process so that a fresh one takes
+        the seat."""
         if hidden_deal and seed in self.seen_seeds:
             self.kill()
-        if self.channel is not None and not self.channel.clear_scratch():
+        if self.channel is not None and not await self.channel.clear_scratch():
             self.kill()
         self.seen_seeds.add(seed)
 

@@ -136,16 +136,19 @@ class LoggedChannel:
     def limits_hit(self) -> tuple[bool, bool]:
         return self.inner.limits_hit()
 
-    def clear_scratch(self) -> bool:
-        return self.inner.clear_scratch()
+    async def clear_scratch(self) -> bool:
+        return await self.inner.clear_scratch()
+
+    async def exited(self) -> None:
+        await self.inner.exited()
 
 
 def logging_launcher(launcher: Launcher) -> Launcher:
     """`launcher` with each bot's traffic logged beside its stderr log (bots without a
     log file are not logged)."""
 
-    def launch(spec: Launch, nursery: trio.Nursery) -> LineChannel:
-        channel = launcher(spec, nursery)
+    async def launch(spec: Launch, nursery: trio.Nursery) -> LineChannel:
+        channel = await launcher(spec, nursery)
         if spec.log_path is None:
             return channel
         return LoggedChannel(channel, TrafficLog(spec.log_path.with_suffix(".protocol.log")))

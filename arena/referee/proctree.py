@@ -1,0 +1,158 @@
+"""A bot's process tree: started in its own session and cgroup, counted, and buried.
+
+`ProcessTree.start` forks the bot's first process (blocking, with a preexec step: the
+caller runs it in a worker thread) in a session of its own, so its pid names its
+process group, in a cgroup made for it where the machine has them (its memory and
+process limits hold for the whole tree and its CPU time is counted), with our ends of
+three fresh pipes. `kill` is cheap, synchronous and idempotent: it hands the tree to
+the reaper, whose threads kill, wait and reap (see reaper.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import resource
+import signal
+import subprocess
+from collections.abc import Callable
+
+from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
+from arena.referee.command import BotCommand
+from arena.referee.reaper import PR_SET_PDEATHSIG, Burial, Reaper, prctl
+from arena.referee.spec import Limits
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def _child_setup(limits: Limits, cgroup: BotCgroup | None, command: BotCommand) -> Callable[[], None]:
+    """Runs in the child between fork and exec: die with the referee, join the bot's
+    cgroup (so every process it starts is counted), and where there is no cgroup, the
+    per-process limits instead; then the command's own set-up (its mounts, and the drop
+    to an unprivileged user when the arena runs as root)."""
+    procs_files = cgroup.procs_files if cgroup is not None else []
+
+    def setup() -> None:
+        prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        join_cgroup(procs_files)
+        if limits.memory_bytes is not None and not procs_files:
+            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+        if limits.cpu_seconds is not None:
+            resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
+        if limits.processes is not None and not procs_files:
+            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        command.in_child()
+
+    return setup
+
+
+class ProcessTree:
+    """One bot's processes: its first process, its cgroup, its pidfd."""
+
+    def __init__(self, limits: Limits, reaper: Reaper) -> None:
+        self.limits = limits
+        self.reaper = reaper
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.cgroup: BotCgroup | None = None
+        self.pidfd = -1
+        self._stat_fd = -1
+        self.known: set[int] = set()
+        """Processes outside the bot's group that are ours to reap once it dies (the
+        sandbox's init, which leads a session of its own)."""
+        self.cleanups: list[Callable[[], None]] = []
+        """Run by the reaper once the tree is dead (the scratch folders' removal)."""
+        self._buried = False
+
+    @property
+    def pid(self) -> int | None:
+        return None if self.proc is None else self.proc.pid
+
+    def start(self, command: BotCommand) -> tuple[int, int, int]:
+        """Start `command` as it is (blocking: call it from a worker thread); our ends of
+        its stdin, stdout and stderr. OSError, ValueError or SubprocessError when it
+        cannot run (the cgroup and clean-ups are then done, the command released)."""
+        self.reaper.become_subreaper()  # after the sandbox's probe, whose own init we could not name to reap
+        support = cgroup_support()
+        limits = self.limits
+        if support.version and (limits.memory_bytes is not None or limits.processes is not None
+                                or limits.cpus is not None):
+            try:
+                self.cgroup = BotCgroup(support, limits.memory_bytes, limits.processes, limits.cpus)
+            except OSError:
+                self.cgroup = None
+        self.cleanups.append(command.release)  # once the process is reaped
+        pipes = [os.pipe() for _ in range(3)]
+        ours = (pipes[0][1], pipes[1][0], pipes[2][0])
+        theirs = (pipes[0][0], pipes[1][1], pipes[2][1])
+        try:
+            self.proc = subprocess.Popen(
+                command.argv, stdin=theirs[0], stdout=theirs[1], stderr=theirs[2], cwd=command.cwd,
+                env=command.env, start_new_session=True, preexec_fn=_child_setup(limits, self.cgroup, command),
+                close_fds=True, pass_fds=command.pass_fds,
+            )
+        except BaseException:
+            for fd in ours:
+                os.close(fd)
+            self._clean_up_now()
+            raise
+        finally:
+            for fd in theirs:
+                os.close(fd)
+        with contextlib.suppress(OSError, AttributeError):
+            self.pidfd = os.pidfd_open(self.proc.pid)
+        return ours
+
+    def _clean_up_now(self) -> None:
+        if self.cgroup is not None:
+            self.cgroup.remove()
+            self.cgroup = None
+        for cleanup in self.cleanups:
+            with contextlib.suppress(Exception):
+                cleanup()
+        self.cleanups = []
+
+    def cpu_seconds(self, sandboxed: bool) -> float | None:
+        """CPU time the bot has used: its whole tree through its cgroup, else its own
+        process (and its reaped children) through /proc (not in a sandbox, where the
+        first process is bubblewrap's)."""
+        if self.cgroup is not None:
+            return self.cgroup.cpu_seconds()
+        if self.proc is None or sandboxed or self._buried:
+            return None
+        try:
+            if self._stat_fd < 0:
+                self._stat_fd = os.open(f"/proc/{self.proc.pid}/stat", os.O_RDONLY)
+            fields = os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
+        except OSError:
+            return None
+        return sum(int(f) for f in fields[11:15]) / CLOCK_TICKS
+
+    def limits_hit(self) -> tuple[bool, bool]:
+        """Whether the tree hit its memory limit, and its process limit."""
+        return self.cgroup.limits_hit() if self.cgroup is not None else (False, False)
+
+    def exit_code(self) -> int | None:
+        """The first process's exit status once it ended (None while it runs)."""
+        return None if self.proc is None else self.proc.poll()
+
+    def kill(self) -> None:
+        """Hand the whole tree to the reaper (cheap; safe to call twice): it kills the
+        process group and the cgroup, waits, reaps, then removes the cgroup and runs
+        the clean-ups, in a worker thread."""
+        if self.proc is None or self._buried:
+            return
+        self._buried = True
+        cgroup = self.cgroup
+        self.cgroup = None  # its counters are no longer read here
+        burial = Burial(self.proc, set(self.known), cleanups=list(self.cleanups))
+        if cgroup is not None:
+            burial.signal_group = cgroup.kill
+            burial.group_pids = cgroup.pids
+            burial.cleanups.insert(0, cgroup.remove)
+        self.cleanups = []
+        for fd in (self.pidfd, self._stat_fd):
+            if fd >= 0:
+                with contextlib.suppress(OSError):
+                    os.close(fd)
+        self.pidfd = self._stat_fd = -1
+        self.reaper.bury(burial)
