@@ -33,7 +33,7 @@ from arena.referee.procfs import processes_in_group as processes_in_group
 from arena.referee.proctree import ProcessTree
 from arena.referee.reaper import Reaper, process_reaper
 from arena.referee.sandbox import probe, sandbox_command
-from arena.referee.scratch import Scratch, TmpfsFolders
+from arena.referee.scratch import QUICK_ENTRIES, Budget, Scratch, TmpfsFolders
 from arena.referee.seeds import SECRET_ENV
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.stderr_log import StderrLog
@@ -151,29 +151,33 @@ class BotProcess(PipeChannel):
             self.tree.known.update(procfs.children(pid, most=4))
 
     async def clear_scratch(self) -> bool:
-        """Empty the bot's writable folders before a game, in a worker thread and within
-        a budget; False when they cannot be reached or emptied (the caller then starts
-        a fresh process, whose folders are empty)."""
+        """Empty the bot's writable folders before a game within a budget: up to
+        QUICK_ENTRIES entries here, the rest in a worker thread; False when they cannot
+        be reached or emptied (the caller then starts a fresh process, whose folders are
+        empty)."""
         if not self.running:
             return False
         if self.scratch is None and not self.sandboxed:
             return True
-        if self._tmpfs is not None and self._tmpfs.look_empty():
-            return True  # nothing left behind: no thread needed
         try:
-            return await trio.to_thread.run_sync(self._empty, limiter=_emptying_limiter())
+            quick = Budget(entries=QUICK_ENTRIES)
+            if self._empty(quick):
+                return True
+            if not quick.exhausted:
+                return False
+            return await trio.to_thread.run_sync(self._empty, Budget(), limiter=_emptying_limiter())
         except Exception:  # whatever a bot's leftovers provoke: a fresh process, never the arena's error
             return False
 
-    def _empty(self) -> bool:
+    def _empty(self, budget: Budget) -> bool:
         if self.scratch is not None:
-            return self.scratch.empty()
+            return self.scratch.empty(budget)
         pid = self.tree.pid
         if self._tmpfs is None and pid is not None:
             self._tmpfs = TmpfsFolders.open(pid, self.limits.scratch_bytes)
             if self._tmpfs is not None:
                 self.tree.cleanups.append(self._tmpfs.close)
-        return self._tmpfs is not None and self._tmpfs.empty()
+        return self._tmpfs is not None and self._tmpfs.empty(budget)
 
     def cpu_seconds(self) -> float | None:
         """CPU time the bot has used (its whole tree where a cgroup counts it)."""

@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.referee.sandbox import SCRATCH
@@ -32,8 +32,9 @@ MAX_DEPTH = 48
 """Deepest folder one emptying descends to (two descriptors a level)."""
 MAX_SECONDS = 2.0
 """Longest one emptying may take."""
-EMPTY_TMPFS_SIZE = 40
-"""The size of an empty tmpfs folder (20 bytes an entry, '.' and '..' included)."""
+QUICK_ENTRIES = 64
+"""Entries an emptying may remove on the event loop before it goes on in a thread
+(what a bot usually leaves, if anything, and the folders leading to mount points)."""
 
 
 @dataclass
@@ -41,12 +42,20 @@ class Budget:
     """What is left of one emptying's allowance."""
 
     entries: int = MAX_ENTRIES
-    deadline: float = field(default_factory=lambda: time.monotonic() + MAX_SECONDS)
+    seconds: float = MAX_SECONDS
+    exhausted: bool = False
+    """Whether the emptying stopped because the allowance was spent (rather than
+    because something could not be removed)."""
+
+    def __post_init__(self) -> None:
+        self._deadline = time.monotonic() + self.seconds
 
     def spend(self) -> bool:
-        """Count one entry; False when the allowance is spent."""
+        """Count one entry; False (and `exhausted`) when the allowance is spent."""
         self.entries -= 1
-        return self.entries >= 0 and (self.entries % 256 != 0 or time.monotonic() < self.deadline)
+        if self.entries < 0 or (self.entries % 256 == 0 and time.monotonic() > self._deadline):
+            self.exhausted = True
+        return not self.exhausted
 
 
 @dataclass
@@ -86,6 +95,7 @@ def empty_folder(descriptor: int, budget: Budget | None = None) -> bool:
                     return False
                 continue
             if len(levels) > MAX_DEPTH:
+                budget.exhausted = True
                 return False
             try:
                 child = os.open(entry.name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=level.fd)
@@ -159,10 +169,9 @@ class Scratch:
         self.scratch.mkdir()
         self.tmp.mkdir()
 
-    def empty(self) -> bool:
+    def empty(self, budget: Budget) -> bool:
         """Remove everything the bot wrote, within one budget for both folders (a file
         it holds open is unlinked all the same); False when that could not be done."""
-        budget = Budget()
         for folder in (self.scratch, self.tmp):
             try:
                 descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
@@ -207,17 +216,8 @@ class TmpfsFolders:
             return None
         return cls(descriptors)
 
-    def look_empty(self) -> bool:
-        """Whether both folders are known empty from one fstat each (a tmpfs folder's
-        size counts its entries): no need to walk them. Cheap enough for the event loop."""
-        try:
-            return all(os.fstat(fd).st_size <= EMPTY_TMPFS_SIZE for fd in self.descriptors)
-        except OSError:
-            return False
-
-    def empty(self) -> bool:
+    def empty(self, budget: Budget) -> bool:
         """Empty both folders within one budget; False when that could not be done."""
-        budget = Budget()
         return all(empty_folder(descriptor, budget) for descriptor in self.descriptors)
 
     def close(self) -> None:
