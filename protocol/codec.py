@@ -5,6 +5,12 @@ returns a Ready or an Action, or raises ProtocolError. Bytes that could make a d
 misbehave are refused first: invalid UTF-8, nesting deeper than MAX_DEPTH (msgspec
 recurses, so a line of 100,000 '[' would raise RecursionError), and numbers out of the
 ranges the message types declare.
+
+What the referee keeps of a message is bounded where it is decoded: a long line's
+`info` is cut to INFO_CAP bytes (the record's cap; a short excerpt, the cut noted in its
+comment) and the texts of a `ready` to READY_TEXT_CAP characters, so the referee's
+memory does not grow with what bots send. A line short enough to be within the caps is
+never looked at twice.
 """
 
 from __future__ import annotations
@@ -13,10 +19,16 @@ import re
 
 import msgspec
 
-from protocol.messages import BotMessage, RefereeMessage
+from protocol.messages import Action, BotMessage, Info, RefereeMessage
 
 MAX_DEPTH = 32
 """Deepest nesting of arrays and objects accepted in a bot's line; real messages use 3."""
+INFO_CAP = 1024
+"""Most bytes of a bot's info kept, as the record shows it (score=... pv=... comment)."""
+READY_TEXT_CAP = 256
+"""Most characters kept of each text of a `ready` (name, version, author)."""
+_SHORT_LINE = 1024
+"""A line this short holds nothing over the caps."""
 
 _encoder = msgspec.json.Encoder()
 _decoder: msgspec.json.Decoder[BotMessage] = msgspec.json.Decoder(BotMessage)
@@ -46,13 +58,69 @@ def decode_bot(line: bytes) -> BotMessage:
     if depth > MAX_DEPTH:
         raise ProtocolError(f"JSON nested {depth} levels deep; at most {MAX_DEPTH} are accepted")
     try:
-        return _decoder.decode(line)
+        message = _decoder.decode(line)
     except msgspec.ValidationError as exc:
         raise ProtocolError(f"invalid message: {exc}") from None
     except msgspec.DecodeError as exc:
         raise ProtocolError(f"malformed JSON: {exc}") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:  # a decoder limit, not a message
         raise ProtocolError(f"undecodable line: {type(exc).__name__}") from None
+    if len(line) > _SHORT_LINE:
+        _cut(message)
+    return message
+
+
+def _cut(message: BotMessage) -> None:
+    """Cut what a long message holds to the caps, in place."""
+    if isinstance(message, Action):
+        if message.info is not None:
+            message.info = cut_info(message.info)
+    else:
+        message.name = message.name[:READY_TEXT_CAP]
+        message.version = message.version[:READY_TEXT_CAP]
+        message.author = message.author[:READY_TEXT_CAP]
+
+
+def _info_parts(info: Info) -> list[str]:
+    """The info's scalar fields as the record shows them (`score=0.5`, `depth=3`, ...)."""
+    parts = []
+    if info.score is not None:
+        parts.append(f"score={info.score:g}")
+    if info.depth is not None:
+        parts.append(f"depth={info.depth}")
+    if info.nodes is not None:
+        parts.append(f"nodes={info.nodes}")
+    return parts
+
+
+def cut_info(info: Info) -> Info:
+    """`info` itself when the record's text of it (`score=.. depth=.. nodes=.. pv=a,b
+    comment`) is within INFO_CAP bytes; else the scalar fields, as much of the pv and
+    of the comment as fits, and at the end of the comment `[arena: cut to INFO_CAP of N
+    bytes]`, all within INFO_CAP bytes."""
+    scalars = _info_parts(info)
+    pv_bytes = 3 + sum(len(move.encode()) + 1 for move in info.pv) - 1 if info.pv else 0
+    comment = info.comment.encode() if info.comment else b""
+    texts = [len(s) for s in scalars] + ([pv_bytes] if info.pv else []) + ([len(comment)] if comment else [])
+    size = sum(texts) + max(len(texts) - 1, 0)
+    if size <= INFO_CAP:
+        return info
+    note = f"[arena: cut to {INFO_CAP} of {size} bytes]"
+    room = INFO_CAP - sum(len(s) + 1 for s in scalars) - len(note) - 1
+    pv: list[str] | None = None
+    if info.pv and room > 4:
+        pv, used = [], 3
+        for move in info.pv:
+            cost = len(move.encode()) + (1 if pv else 0)
+            if used + cost > room - 1:
+                break
+            pv.append(move)
+            used += cost
+        room -= used + 1
+        pv = pv or None
+    excerpt = comment[:max(room - 1, 0)].decode("utf-8", "ignore") if comment else ""
+    return Info(score=info.score, depth=info.depth, nodes=info.nodes, pv=pv,
+                comment=f"{excerpt} {note}" if excerpt else note)
 
 
 def nesting_depth(line: bytes) -> int:
