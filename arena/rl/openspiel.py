@@ -1,0 +1,232 @@
+"""The five games as OpenSpiel Python games (docs/rl.md).
+
+    import pyspiel
+    from arena.rl import openspiel
+    game = openspiel.load("btt", players=3)          # or, after openspiel.register():
+    game = pyspiel.load_game("arena_btt(players=3)")
+
+Short names are `arena_` and the game id with `_` for `-`: arena_treeblox,
+arena_the_tree, arena_roots, arena_blox, arena_btt. Parameters are `players` and the
+game's variant options (`board`, `radius`, `width`...). Game types: sequential,
+terminal rewards (rank-based utilities in -1..1), zero-sum for 2 players and
+general-sum otherwise, imperfect information for The Tree only, explicit stochastic
+chance for The Tree (the deal, one tile per chance node) and Roots (the dice, one roll
+per chance node), deterministic for the others. States clone, serialise and replay
+through OpenSpiel's own machinery; observation tensors are the codec's vectors, with
+the codec's named pieces as the observer's `dict`.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from arena.games import CHANCE, TERMINAL, get_game
+from arena.rl.bridge import Bridge, Position
+from arena.rl.spec import RLError, Tensor, missing
+
+try:
+    import pyspiel
+except ImportError as exc:
+    raise missing("pyspiel (open-spiel)", exc) from None
+
+GAME_IDS = ("treeblox", "the-tree", "roots", "blox", "btt")
+PREFIX = "arena_"
+
+
+def short_name(game_id: str) -> str:
+    return PREFIX + game_id.replace("-", "_")
+
+
+def _parameters(game_id: str) -> dict[str, Any]:
+    """OpenSpiel's parameter specification: players and the variant options, whole
+    numbers as ints."""
+    game = get_game(game_id)
+    spec: dict[str, Any] = {"players": game.min_seats}
+    for option in game.options:
+        spec[option.name] = int(option.default) if option.default.isdigit() else option.default
+    return spec
+
+
+def _game_type(game_id: str, players: int | None) -> Any:
+    """The game's type; with `players` given, its utility for that many players."""
+    game = get_game(game_id)
+    stochastic = game_id in ("the-tree", "roots")
+    two = players == 2
+    return pyspiel.GameType(
+        short_name=short_name(game_id),
+        long_name=f"{game.name} (arena)",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=(pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC if stochastic
+                     else pyspiel.GameType.ChanceMode.DETERMINISTIC),
+        information=(pyspiel.GameType.Information.IMPERFECT_INFORMATION if game.has_hidden_information
+                     else pyspiel.GameType.Information.PERFECT_INFORMATION),
+        utility=pyspiel.GameType.Utility.ZERO_SUM if two else pyspiel.GameType.Utility.GENERAL_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=game.max_seats,
+        min_num_players=game.min_seats,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_parameters(game_id),
+    )
+
+
+class ArenaGame(pyspiel.Game):
+    """One arena game, seat count and option set as an OpenSpiel game."""
+
+    game_id = ""
+
+    def __init__(self, params: dict[str, Any] | None = None) -> None:
+        game_id = self.game_id
+        spec = _parameters(game_id)
+        given = dict(params or {})
+        unknown = set(given) - set(spec)
+        if unknown:
+            raise RLError(f"{short_name(game_id)} has no parameter {', '.join(sorted(unknown))} "
+                          f"(parameters: {', '.join(spec)})")
+        values = {**spec, **given}
+        players = int(values.pop("players"))
+        self.bridge = Bridge(game_id, players, {k: str(v) for k, v in values.items()})
+        codec = self.bridge.codec
+        info = pyspiel.GameInfo(
+            num_distinct_actions=codec.num_actions,
+            max_chance_outcomes=codec.chance.max_outcomes,
+            num_players=players,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0 if players == 2 else None,
+            max_game_length=codec.max_decisions(),
+        )
+        super().__init__(_game_type(game_id, players), info, {**spec, **given})
+
+    def new_initial_state(self, *args: Any) -> ArenaState:
+        if args:
+            raise RLError("arena games start only from their initial state")
+        return ArenaState(self, self.bridge.new_position())
+
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
+        if params:
+            raise RLError(f"observer parameters are not supported (given {params})")
+        recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        return Observer(self.bridge, perfect_recall=recall)
+
+    def max_chance_nodes_in_history(self) -> int:
+        return self.bridge.codec.chance.max_nodes
+
+
+class ArenaState(pyspiel.State):
+    """A position. Its Python attributes are what OpenSpiel copies when it clones or
+    serialises a state: the position (which pickles as its game and action list) and,
+    for a game with hidden information, what each seat has seen."""
+
+    def __init__(self, game: ArenaGame, position: Position) -> None:
+        super().__init__(game)
+        self.position = position
+        self.seen: list[list[str]] | None = (
+            [[] for _ in range(position.codec.seats)] if game.bridge.game.has_hidden_information else None)
+
+    def current_player(self) -> int:
+        who = self.position.current()
+        if who == TERMINAL:
+            return int(pyspiel.PlayerId.TERMINAL)
+        if who == CHANCE:
+            return int(pyspiel.PlayerId.CHANCE)
+        return who
+
+    def _legal_actions(self, player: int) -> list[int]:
+        return self.position.legal()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self.position.outcomes()
+
+    def _apply_action(self, action: int) -> None:
+        position = self.position
+        if self.seen is not None:
+            whole = position.completes(action)
+            if whole is not None:
+                actor = position.current()
+                for seat, log in enumerate(self.seen):
+                    shown = position.state.visible_action(whole, actor, seat)
+                    if shown is not None:
+                        log.append(shown)
+        position.apply(action)
+
+    def _action_to_string(self, player: int, action: int) -> str:
+        if player == pyspiel.PlayerId.CHANCE:
+            return self.position.codec.chance.label(action)
+        return self.position.codec.names[action]
+
+    def is_terminal(self) -> bool:
+        return self.position.is_terminal()
+
+    def returns(self) -> list[float]:
+        return self.position.utilities()
+
+    def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> ArenaState:
+        """A state the seat cannot tell from this one (its observation alone), drawn
+        with Python's random generator seeded from `probability_sampler` when it is an
+        int; the history is not kept (the state starts from the resampled position)."""
+        seed = probability_sampler if isinstance(probability_sampler, int) else None
+        twin = ArenaState(self.get_game(), self.position.resample(player_id, random.Random(seed)))
+        return twin
+
+    def __str__(self) -> str:
+        return self.position.describe()
+
+
+class Observer:
+    """OpenSpiel's observer protocol: `tensor` and `dict` (the codec's named pieces)
+    set by `set_from`, and a string per seat. The perfect-recall observer (information
+    states) gives a string only: every action as the seat saw it."""
+
+    def __init__(self, bridge: Bridge, perfect_recall: bool) -> None:
+        self.perfect_recall = perfect_recall
+        self.tensor: Tensor | None
+        if perfect_recall:
+            self.tensor = None
+            self.dict: dict[str, Tensor] = {}
+        else:
+            self.tensor, self.dict = bridge.codec.pieces.zeros()
+
+    def set_from(self, state: ArenaState, player: int) -> None:
+        if self.tensor is not None:
+            self.tensor[:] = state.position.tensor(player)
+
+    def string_from(self, state: ArenaState, player: int) -> str:
+        if not self.perfect_recall:
+            return state.position.observation_string(player)
+        if state.seen is None:
+            return " ".join(str(a) for a in state.history())
+        return f"seat {player}: " + " | ".join(state.seen[player])
+
+
+def load(game: str, players: int | None = None, **options: Any) -> ArenaGame:
+    """The OpenSpiel game for an arena game, seat count and variant options."""
+    register()
+    params: dict[str, Any] = dict(options)
+    if players is not None:
+        params["players"] = players
+    return _CLASSES[game](params)
+
+
+_CLASSES: dict[str, type[ArenaGame]] = {
+    game_id: type(f"Arena{get_game(game_id).name.title().replace(' ', '')}", (ArenaGame,), {"game_id": game_id})
+    for game_id in GAME_IDS
+}
+"""A class per game, registered as OpenSpiel's factory: a class outlives the
+interpreter's shutdown, where OpenSpiel's registry releases its factories (a plain
+function there is freed without the interpreter's lock and aborts the process)."""
+_REGISTERED: set[str] = set()
+
+
+def register() -> None:
+    """Register the five games with OpenSpiel (`pyspiel.load_game("arena_btt")`)."""
+    for game_id in GAME_IDS:
+        if game_id not in _REGISTERED:
+            pyspiel.register_game(_game_type(game_id, None), _CLASSES[game_id])
+            _REGISTERED.add(game_id)
+
+
+register()
