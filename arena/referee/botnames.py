@@ -4,6 +4,7 @@ shim on PATH can add 100 ms to every start."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shlex
 import shutil
@@ -18,8 +19,14 @@ BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 SHIPPED: dict[str, str] = {
     "random": "random_bot.py",
     "random-js": "random_bot.js",
+    "mcts": "mcts.py",
 }
 """Short names usable in every game; `greedy`, `search`... resolve per game below."""
+
+NEEDS: dict[str, tuple[str, str]] = {
+    "mcts": ("pyspiel", "the rl extra (OpenSpiel), which is not installed: pip install 'arena[rl]'"),
+}
+"""Shipped bots that import an optional extra: the module to find and the fix."""
 
 PER_GAME = ("greedy", "search")
 """Short names resolved to bots/<game>_<name>.py for the game being played."""
@@ -79,6 +86,8 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None) -> Bot
     if isinstance(command, str):
         name = command.strip()
         shipped = shipped_bots(game_id)
+        if name in NEEDS and importlib.util.find_spec(NEEDS[name][0]) is None:
+            raise BotNameError(f"{name} needs {NEEDS[name][1]}")
         if name in shipped:
             # A shipped bot runs in its own folder: in its sandbox it sees the arena's
             # bots, never the folder the user happens to be in.

@@ -179,6 +179,11 @@ class Codec(ABC):
         at random. Perfect information: a copy."""
         return state.clone()
 
+    def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> State:
+        """A full state consistent with a seat's JSON observation (games with hidden
+        information; the others are tracked from their events instead)."""
+        raise RLError(f"{self.game_id} has no hidden information: track the game from its events")
+
     def max_decisions(self) -> int:
         """An upper bound on the seats' decisions (ids chosen) in one game."""
         return 10_000

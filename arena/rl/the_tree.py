@@ -118,9 +118,12 @@ class TheTreeCodec(Codec):
         views["passes"][0] = observation["passes"]
 
     def resample(self, state: State, seat: int, rng: random.Random) -> State:
+        return self.determinize(state.observation(seat), rng)
+
+    def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> State:
         """The engine's own determinisation: the tiles the seat has not seen shuffled
         into the other hands and the supply, with the sizes it was told."""
-        return TheTreeState.from_observation(state.observation(seat), rng)
+        return TheTreeState.from_observation(observation, rng)
 
     def max_decisions(self) -> int:
         # 36 placements and 27 draws, each run of passes shorter than the seats
