@@ -66,9 +66,10 @@ def principal(result: SearchResult, state: Any, rng: random.Random) -> tuple[lis
     node: Node | None = result.root
     while True:
         legal = state.legal_actions()
-        visited = [a for a in legal if node is not None and a in node.children]
-        if visited and node is not None:
-            pick = max(visited, key=lambda a: (node.children[a].visits, -a))
+        children = node.children if node is not None else {}
+        visited = [a for a in legal if a in children]
+        if visited:
+            pick = max(visited, key=lambda a: (children[a].visits, -a))
         else:
             pick = rng.choice(legal)
         whole = state.position.completes(pick)
@@ -76,7 +77,7 @@ def principal(result: SearchResult, state: Any, rng: random.Random) -> tuple[lis
         chosen.append(pick)
         if whole is not None:
             return chosen, whole
-        node = node.children.get(pick) if node is not None else None
+        node = children.get(pick)
 
 
 class Deadline(Exception):
