@@ -211,13 +211,32 @@ def load(game: str, players: int | None = None, **options: Any) -> ArenaGame:
     return _CLASSES[game](params)
 
 
-_CLASSES: dict[str, type[ArenaGame]] = {
-    game_id: type(f"Arena{get_game(game_id).name.title().replace(' ', '')}", (ArenaGame,), {"game_id": game_id})
-    for game_id in GAME_IDS
-}
+class ArenaTreeblox(ArenaGame):
+    game_id = "treeblox"
+
+
+class ArenaTheTree(ArenaGame):
+    game_id = "the-tree"
+
+
+class ArenaRoots(ArenaGame):
+    game_id = "roots"
+
+
+class ArenaBlox(ArenaGame):
+    game_id = "blox"
+
+
+class ArenaBTT(ArenaGame):
+    game_id = "btt"
+
+
+_CLASSES: dict[str, type[ArenaGame]] = {c.game_id: c for c in (ArenaTreeblox, ArenaTheTree, ArenaRoots, ArenaBlox,
+                                                               ArenaBTT)}
 """A class per game, registered as OpenSpiel's factory: a class outlives the
 interpreter's shutdown, where OpenSpiel's registry releases its factories (a plain
-function there is freed without the interpreter's lock and aborts the process)."""
+function there is freed without the interpreter's lock and aborts the process); it
+pickles by name."""
 _REGISTERED: set[str] = set()
 
 
