@@ -4,99 +4,34 @@ a chain of one player's bricks touching all four board edges at level 0 wins (in
 
 Hundreds of placements are legal per turn, so every per-level question is answered
 with Python ints used as bitsets over the bounded volume's studs (`occupied[z]`) and
-over each orientation's brick positions, with one shared row stride so that a
-brick's footprint is a handful of shifts: the positions blocked at a level are the
-occupied studs shifted by each stud offset of the brick. The access rule is a flood
-fill of those bitsets (sideways by shifts, between levels by AND) from open space.
+over each orientation's brick positions (arena.games.blox_geometry), with one shared
+row stride so that a brick's footprint is a handful of shifts. What a placement
+changes is kept up to date (the positions blocked per level, each seat's bricks for
+the exact-cover rule); the access rule is a flood fill of those bitsets (sideways by
+shifts, between levels by AND) from open space; the legal positions become sorted
+action strings through precomputed ranks, and `apply` checks a parsed action against
+the legal bitsets, so that a random game is several times cheaper than listing and
+sorting strings and searching the list.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from arena.errors import excerpt
 from arena.games.base import TERMINAL, Game, GameError, IllegalAction, Option, Result, State
+from arena.games.blox_geometry import LEVELS, ORIENTATIONS, SIZE, TOP_LEVEL, Geometry, geometry, spread
 from arena.games.numbers import canonical_int
 
-MARGIN = 8
-"""Bricks may reach this far past the board's edges (the bounded volume)."""
-TOP_LEVEL = 15
-"""The highest level a brick may occupy."""
+__all__ = ["BRIDGE", "LEVELS", "ORIENTATIONS", "PASS", "SIZE", "STANDARD", "TOP_LEVEL", "Blox", "BloxState", "Brick",
+           "Geometry", "geometry"]
+
 PASS = "pass"
 STANDARD, BRIDGE = "standard", "bridge"
-ORIENTATIONS = ("H", "V")
-SIZE = {"H": (4, 2), "V": (2, 4)}
-"""Footprint (width in x, depth in y) per orientation."""
-
-
-@dataclass(frozen=True)
-class Geometry:
-    """Everything that depends on the board size only, shared by all states."""
-
-    width: int
-    height: int
-    stride: int
-    """Studs per row of the bounded volume (and positions per row, same stride)."""
-    rows: int
-    valid: dict[str, int]
-    """Per orientation: the positions whose footprint lies inside the volume."""
-    on_board: dict[str, int]
-    """Per orientation: positions covering at least one board stud."""
-    edge_studs: tuple[int, int, int, int]
-    """Board studs on the edges x = 0, x = W - 1, y = 0, y = H - 1 (level-0 bitsets)."""
-    offsets: dict[str, tuple[int, ...]]
-    """Per orientation: the stud offsets of a footprint from its lowest stud."""
-    open_edge: dict[str, int]
-    """Per orientation: valid positions one step from leaving the volume (open space)."""
-
-    def index(self, x: int, y: int) -> int:
-        return (x + MARGIN) + (y + MARGIN) * self.stride
-
-    def coords(self, index: int) -> tuple[int, int]:
-        return index % self.stride - MARGIN, index // self.stride - MARGIN
-
-    def footprint(self, orientation: str, position: int) -> int:
-        mask = 0
-        for offset in self.offsets[orientation]:
-            mask |= 1 << (position + offset)
-        return mask
-
-
-@lru_cache(maxsize=16)
-def geometry(width: int, height: int) -> Geometry:
-    stride = width + 2 * MARGIN
-    rows = height + 2 * MARGIN
-    valid: dict[str, int] = {}
-    on_board: dict[str, int] = {}
-    offsets: dict[str, tuple[int, ...]] = {}
-    open_edge: dict[str, int] = {}
-    for o, (w, d) in SIZE.items():
-        offsets[o] = tuple(dx + dy * stride for dy in range(d) for dx in range(w))
-        v = b = edge = 0
-        for py in range(rows - d + 1):
-            for px in range(stride - w + 1):
-                bit = 1 << (px + py * stride)
-                v |= bit
-                x, y = px - MARGIN, py - MARGIN
-                if x + w > 0 and x < width and y + d > 0 and y < height:
-                    b |= bit
-                if px == 0 or py == 0 or px == stride - w or py == rows - d:
-                    edge |= bit
-        valid[o], on_board[o], open_edge[o] = v, b, edge
-    geo_edges = []
-    for side in range(4):
-        mask = 0
-        for x in range(width):
-            for y in range(height):
-                if (side == 0 and x == 0) or (side == 1 and x == width - 1) or (side == 2 and y == 0) or (
-                        side == 3 and y == height - 1):
-                    mask |= 1 << ((x + MARGIN) + (y + MARGIN) * stride)
-        geo_edges.append(mask)
-    return Geometry(width, height, stride, rows, valid, on_board,
-                    (geo_edges[0], geo_edges[1], geo_edges[2], geo_edges[3]), offsets, open_edge)
+SLOTS = 2 * LEVELS
+"""Bitsets kept per level and orientation: slot 2 z + o (o = 0 for H, 1 for V)."""
 
 
 @dataclass(frozen=True)
@@ -109,24 +44,25 @@ class Brick:
     """Studs covered at its level."""
 
 
-def spread(mask: int, stride: int, valid: int) -> int:
-    """`mask` grown by one step in x and y, kept within `valid`. A bit shifted past a
-    row's end lands on a column no brick position uses (bricks are at least two studs
-    wide), so `valid` also stops wrapping from one row to the next."""
-    return (mask | (mask << 1) | (mask >> 1) | (mask << stride) | (mask >> stride)) & valid
-
-
 class BloxState(State):
     """A position: the bricks, each level's occupied studs, bricks left per seat, the
     turn count, consecutive passes, and each seat's chains (union-find over its bricks
-    with the edges their level-0 bricks touch)."""
+    with the edges their level-0 bricks touch). Kept up to date by each placement, per
+    slot (level and orientation): the positions whose footprint meets a brick
+    (`blocked`) and each seat's bricks' positions (`covered`, for the exact-cover rule).
+    The mover's legal positions are computed once per position and shared by
+    `legal_actions`, `is_legal` and `apply`."""
 
     def __init__(self, num_seats: int, options: Mapping[str, str]) -> None:
         super().__init__(num_seats, options)
         self.geo = geometry(int(options.get("width", "16")), int(options.get("height", "16")))
         self.max_turns = int(options.get("max_turns", "100"))
         self.bricks: list[Brick] = []
-        self.occupied: list[int] = [0] * (TOP_LEVEL + 1)
+        self.occupied: list[int] = [0] * LEVELS
+        self.blocked: list[int] = [0] * SLOTS
+        """Slot 2 z + o: positions of orientation o whose footprint meets occupied[z]."""
+        self.covered: list[int] = [0] * (SLOTS * num_seats)
+        """SLOTS * seat + slot: the positions of that seat's bricks of the slot."""
         self.left = [int(options.get("bricks", "48"))] * num_seats
         self.mover = 0
         self.turns = 0
@@ -136,9 +72,11 @@ class BloxState(State):
         self.parent: list[int] = []
         self.edges: list[int] = []
         """Per brick (valid at chain roots): bit k set when the chain touches edge k."""
-        self._legal: list[str] | None = None
         self.starts: tuple[tuple[int, int], ...] = ()
         """Bridge variant: each seat's two starting bricks (indices), to be joined."""
+        self._placements: list[int] | None = None
+        """Per slot up to the highest level a brick may go: the mover's legal positions."""
+        self._legal: list[str] | None = None
         if options.get("variant") == BRIDGE:
             self._place_bridge_starts()
 
@@ -162,24 +100,33 @@ class BloxState(State):
             self._legal = self._compute_legal()
         return list(self._legal)
 
+    def is_legal(self, action: str) -> bool:
+        if self.over:
+            return False
+        if action == PASS:
+            return self._must_pass()
+        parsed = self.geo.parse(action)
+        return parsed is not None and self._placement_legal(*parsed)
+
     def apply(self, action: str) -> None:
         if self.over:
             raise IllegalAction(action, "the game is over")
-        legal = self.legal_actions()
-        if action not in legal:
-            raise IllegalAction(action, self._why_illegal(action, legal))
-        self._legal = None
         if action == PASS:
+            if not self._must_pass():
+                raise IllegalAction(action, "pass only when no placement is legal or no brick is left")
             self.passes += 1
         else:
+            parsed = self.geo.parse(action)
+            if parsed is None or not self._placement_legal(*parsed):
+                raise IllegalAction(action, self._why_illegal(action))
             self.passes = 0
-            o = action[0]
-            x, y, z = (int(v) for v in action[1:].split(","))
-            self._add(self.mover, o, self.geo.index(x, y), z)
+            self._add(self.mover, *parsed)
             if self._wins(len(self.bricks) - 1):
                 self.winner = self.mover
                 self.over = True
                 return
+        self._placements = None
+        self._legal = None
         self.turns += 1
         if self.passes >= self.num_seats or self.turns >= self.max_turns * self.num_seats:
             self.over = True
@@ -192,18 +139,21 @@ class BloxState(State):
         other.options = self.options
         other.geo = self.geo
         other.max_turns = self.max_turns
-        other.bricks = list(self.bricks)
-        other.occupied = list(self.occupied)
-        other.left = list(self.left)
+        other.bricks = self.bricks[:]
+        other.occupied = self.occupied[:]
+        other.blocked = self.blocked[:]
+        other.covered = self.covered[:]
+        other.left = self.left[:]
         other.mover = self.mover
         other.turns = self.turns
         other.passes = self.passes
         other.winner = self.winner
         other.over = self.over
-        other.parent = list(self.parent)
-        other.edges = list(self.edges)
-        other._legal = self._legal
+        other.parent = self.parent[:]
+        other.edges = self.edges[:]
         other.starts = self.starts
+        other._placements = self._placements
+        other._legal = self._legal
         return other
 
     def result(self) -> Result:
@@ -248,15 +198,38 @@ class BloxState(State):
                 chains.setdefault(self._find(i), []).append(i)
         return [(members, self.edges[root]) for root, members in chains.items()]
 
+    def joined(self, seat: int) -> bool:
+        """Bridge variant: whether one chain of `seat` holds both its starting bricks."""
+        first, second = self.starts[seat]
+        return self._find(first) == self._find(second)
+
     # ---- rules --------------------------------------------------------------------------
 
     def _blocked(self, o: str, studs: int) -> int:
         """Positions of orientation `o` whose footprint meets `studs`."""
-        geo = self.geo
-        blocked = 0
-        for offset in geo.offsets[o]:
-            blocked |= studs >> offset
-        return blocked & geo.valid[o]
+        return self.geo.touching(o, studs)
+
+    def _must_pass(self) -> bool:
+        return not self.left[self.mover] or not any(self._legal_positions())
+
+    def _placement_legal(self, o: str, position: int, z: int) -> bool:
+        if not self.left[self.mover]:
+            return False
+        placements = self._legal_positions()
+        slot = 2 * z + (o == "V")
+        return slot < len(placements) and bool(placements[slot] >> position & 1)
+
+    def _legal_positions(self) -> list[int]:
+        if self._placements is None:
+            self._placements = self._compute_placements()
+        return self._placements
+
+    def _compute_legal(self) -> list[str]:
+        if self.over:
+            return []
+        if not self.left[self.mover]:
+            return [PASS]
+        return self.geo.sorted_names(self._legal_positions()) or [PASS]
 
     def _reachable(self, o: str, free: list[int], top: int) -> list[int]:
         """Per level 0..top+1: positions a brick of orientation `o` can slide to from
@@ -283,60 +256,51 @@ class BloxState(State):
                     changed = True
         return reach
 
-    def _placements(self, o: str) -> list[tuple[int, int]]:
-        """(position, level) of every legal placement of orientation `o`."""
+    def _compute_placements(self) -> list[int]:
+        """Per slot 2 z + o for z up to the highest level a brick may go: the positions
+        of every legal placement of the mover."""
         geo = self.geo
         top = self.top_level()
         highest = min(top + 1, TOP_LEVEL)
-        occupied = self.occupied + [0]
-        blocked = [self._blocked(o, occupied[z]) for z in range(top + 2)] + [0]
-        free = [geo.valid[o] & ~b for b in blocked]
-        reach = self._reachable(o, free, top)
-        exact: dict[int, int] = {}
-        for brick in self.bricks:
-            if brick.orientation == o and brick.owner != self.mover:
-                exact[brick.level] = exact.get(brick.level, 0) | (1 << brick.position)
-        found = []
-        for z in range(highest + 1):
-            above = blocked[z + 1] if z + 1 <= top + 1 else 0
-            below = blocked[z - 1] if z >= 1 else 0
-            if z == 0:
-                down = geo.on_board[o] & ~above
-            else:
-                down = below & ~above
-            down &= reach[z + 1] if z + 1 <= top + 1 else free[z]
-            up = (above & ~below & reach[z - 1]) if z >= 1 else 0
-            candidates = (down | up) & free[z]
-            candidates &= ~(exact.get(z - 1, 0) | exact.get(z + 1, 0))
-            while candidates:
-                low = candidates & -candidates
-                found.append((low.bit_length() - 1, z))
-                candidates ^= low
+        found = [0] * (2 * (highest + 1))
+        others = [seat * SLOTS for seat in range(self.num_seats) if seat != self.mover]
+        covered = self.covered
+        for o_index, o in enumerate(ORIENTATIONS):
+            valid = geo.valid[o]
+            blocked = [self.blocked[2 * z + o_index] if z < LEVELS else 0 for z in range(top + 2)] + [0]
+            free = [valid & ~b for b in blocked]
+            reach = self._reachable(o, free, top)
+            exact = [0] * (highest + 2)
+            for z in range(min(top + 1, LEVELS)):
+                for base in others:
+                    exact[z] |= covered[base + 2 * z + o_index]
+            for z in range(highest + 1):
+                above = blocked[z + 1] if z + 1 <= top + 1 else 0
+                if z == 0:
+                    down = geo.on_board[o] & ~above
+                    up = 0
+                else:
+                    below = blocked[z - 1]
+                    down = below & ~above
+                    up = above & ~below & reach[z - 1]
+                down &= reach[z + 1] if z + 1 <= top + 1 else free[z]
+                candidates = (down | up) & free[z]
+                candidates &= ~((exact[z - 1] if z else 0) | exact[z + 1])
+                found[2 * z + o_index] = candidates
         return found
 
-    def _compute_legal(self) -> list[str]:
-        if self.over:
-            return []
-        if not self.left[self.mover]:
-            return [PASS]
-        geo = self.geo
-        names = []
-        for o in ORIENTATIONS:
-            for position, z in self._placements(o):
-                x, y = geo.coords(position)
-                names.append(f"{o}{x},{y},{z}")
-        if not names:
-            return [PASS]
-        names.sort()
-        return names
-
     def _add(self, owner: int, o: str, position: int, z: int) -> None:
+        """Put a brick down (legal or not: tests and the bridge's starting bricks) and
+        update every bitset kept per slot and the chains."""
         geo = self.geo
         mask = geo.footprint(o, position)
         brick = Brick(owner, o, position, z, mask)
         index = len(self.bricks)
         self.bricks.append(brick)
         self.occupied[z] |= mask
+        self.blocked[2 * z] |= geo.touching("H", mask)
+        self.blocked[2 * z + 1] |= geo.touching("V", mask)
+        self.covered[SLOTS * owner + 2 * z + (o == "V")] |= 1 << position
         self.left[owner] -= 1
         self.parent.append(index)
         touched = 0
@@ -345,9 +309,12 @@ class BloxState(State):
                 if mask & studs:
                     touched |= 1 << side
         self.edges.append(touched)
-        for other, b in enumerate(self.bricks[:-1]):
-            if b.owner == owner and abs(b.level - z) == 1 and b.mask & mask:
+        for other in range(index):
+            b = self.bricks[other]
+            if b.owner == owner and (b.level == z - 1 or b.level == z + 1) and b.mask & mask:
                 self._union(index, other)
+        self._placements = None
+        self._legal = None
 
     def _find(self, i: int) -> int:
         parent = self.parent
@@ -362,21 +329,16 @@ class BloxState(State):
             self.parent[rb] = ra
             self.edges[ra] |= self.edges[rb]
 
-    def joined(self, seat: int) -> bool:
-        """Bridge variant: whether one chain of `seat` holds both its starting bricks."""
-        first, second = self.starts[seat]
-        return self._find(first) == self._find(second)
-
     def _wins(self, brick: int) -> bool:
         if self.starts:
             return self.joined(self.bricks[brick].owner)
         return self.edges[self._find(brick)] == 0b1111
 
-    def _why_illegal(self, action: str, legal: list[str]) -> str:
-        if action == PASS:
-            return "pass only when no placement is legal or no brick is left"
+    def _why_illegal(self, action: str) -> str:
         if action[:1] not in ORIENTATIONS:
             return "not a brick H<x>,<y>,<z> or V<x>,<y>,<z>, nor pass"
+        if not self.left[self.mover]:
+            return "no brick left: pass"
         return "not a legal placement (overlap, connection, two spaces, access or exact cover)"
 
 
