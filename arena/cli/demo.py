@@ -9,7 +9,8 @@ from typing import Annotated
 
 import typer
 
-from arena.cli.common import SeedArg, console, fail
+from arena.cli.common import console, fail
+from arena.cli.options import SeedArg
 from arena.errors import ArenaError
 from arena.games import GAMES
 from arena.league.config import BotEntry, League, LeagueFile, LeagueFileError, TimeSection, resolve_league

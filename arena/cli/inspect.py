@@ -8,20 +8,12 @@ from typing import Annotated
 import typer
 from rich.table import Table
 
-from arena.cli.common import (
-    OptionArg,
-    PlayersArg,
-    SeedArg,
-    console,
-    errors,
-    fail,
-    load_game,
-    new_state,
-    parse_options,
-)
+from arena.cli.common import arena_errors, console, errors, fail
+from arena.cli.options import OptionArg, PlayersArg, SeedArg
 from arena.games import GAMES, TERMINAL, GameError
 from arena.games.base import CHANCE, State
 from arena.games.perft import apply_actions, perft
+from arena.match_setup import load_game, new_state, parse_options
 
 
 def games_command() -> None:
@@ -64,8 +56,9 @@ def played(game_id: str, players: int | None, option: list[str] | None, seed: in
            actions: list[str] | None) -> tuple[State, int]:
     """The state after the given actions (chance drawn from `seed`) and the ply reached;
     an illegal action exits with code 1, naming it."""
-    game = load_game(game_id)
-    state = new_state(game, players, parse_options(game, option))
+    with arena_errors():
+        game = load_game(game_id)
+        state = new_state(game, players, parse_options(game, option))
     try:
         return state, apply_actions(state, with_deal(state, deal, actions), seed)
     except GameError as exc:

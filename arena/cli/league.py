@@ -11,12 +11,13 @@ from typing import TYPE_CHECKING, Annotated, Literal
 import typer
 from rich.live import Live
 
-from arena.cli.common import console, errors, fail, run_trio, warn_isolation
+from arena.cli.common import console, fail, warn, warn_isolation
 from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
 from arena.league.runner import LeagueRunner, open_league
 from arena.league.store import LeagueStore
+from arena.match_runner import run_sync
 
 if TYPE_CHECKING:
     from arena.cluster.executor import DaskExecutor
@@ -76,15 +77,15 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
     """Play the league's pending games with a live view; Ctrl-C reports what is kept.
     Returns what keeps the league from being complete ("" when it is)."""
     for warning in league.warnings:
-        errors.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        warn(warning)
     warn_isolation(league.limits)
     try:
         store, schedule = open_league(league)
     except (ArenaError, OSError) as exc:
         raise fail(str(exc)) from None
     if store.kept_records is not None:
-        errors.print(f"[yellow]warning:[/] {league.records} held games the database does not; it was kept as "
-                     f"{store.kept_records.name} and rebuilt from the database", highlight=False)
+        warn(f"{league.records} held games the database does not; it was kept as {store.kept_records.name} and "
+             "rebuilt from the database")
     runner = LeagueRunner(league, store, schedule)
     progress = runner.progress
     if not runner.pending:
@@ -111,9 +112,9 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
     try:
         if live_view:
             with Live(LiveLeagueView(league, progress), console=console, refresh_per_second=4):
-                run_trio(work)
+                run_sync(work, stop_on_signals=True)
         else:
-            run_trio(work)
+            run_sync(work, stop_on_signals=True)
     except KeyboardInterrupt:
         stored = len(store.finished_indices())
         raise fail(
@@ -195,7 +196,8 @@ def serve_league_page(league: League, host: str, port: int) -> None:
         console.print(f"[bold]live page of {league.name}: {url}[/] (Ctrl-C to stop)", highlight=False)
 
     try:
-        run_trio(lambda: serve_during(beside_page(league).app, host, port, announce, trio.sleep_forever))
+        run_sync(lambda: serve_during(beside_page(league).app, host, port, announce, trio.sleep_forever),
+                 stop_on_signals=True)
     except KeyboardInterrupt:
         raise fail("stopped", 130) from None
     except ArenaError as exc:

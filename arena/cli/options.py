@@ -1,0 +1,190 @@
+"""The commands' options, declared once: each option an annotated type, options that go
+together a frozen dataclass (a group), and each command's options one dataclass of
+options and groups. `takes(Options)` turns a function of one such dataclass into the
+function Typer reads: its parameters are the dataclass's fields, each group's fields
+in its place, so the help lists them in the order the dataclass declares them."""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Annotated, Any, TypeVar
+
+import typer
+
+from arena.match_request import MatchRequest
+from arena.referee.seeds import MAX_SEED
+from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, Limits
+
+T = TypeVar("T")
+
+
+def takes(options: type[T]) -> Callable[[Callable[[T], None]], Callable[..., None]]:
+    """Decorate a command `body(options: Options)`: Typer sees one parameter per field
+    of `options` (groups flattened in place) and the body gets the dataclass built
+    from what was parsed."""
+    parameters = list(_parameters(options))
+    names = [p.name for p in parameters]
+    if len(set(names)) != len(names):
+        raise TypeError(f"{options.__name__}: two options share a field name ({names})")
+
+    def decorate(body: Callable[[T], None]) -> Callable[..., None]:
+        def command(**values: Any) -> None:
+            body(build(options, values))
+
+        functools.update_wrapper(command, body, assigned=("__module__", "__name__", "__qualname__", "__doc__"),
+                                 updated=())
+        command.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
+        command.__annotations__ = {p.name: p.annotation for p in parameters}
+        return command
+
+    return decorate
+
+
+def is_group(hint: object) -> bool:
+    """Whether a field's type is a group of options (a dataclass) rather than one option."""
+    return isinstance(hint, type) and dataclasses.is_dataclass(hint)
+
+
+def _parameters(options: type[Any]) -> Iterator[inspect.Parameter]:
+    hints = typing.get_type_hints(options, include_extras=True)
+    for item in dataclasses.fields(options):
+        hint = hints[item.name]
+        if is_group(hint):
+            yield from _parameters(hint)
+            continue
+        default: Any = inspect.Parameter.empty
+        if item.default is not dataclasses.MISSING:
+            default = item.default
+        elif item.default_factory is not dataclasses.MISSING:
+            default = item.default_factory()
+        yield inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+
+
+def build(options: type[T], values: dict[str, Any]) -> T:
+    """The dataclass `options` from parsed values by field name, groups built in turn."""
+    hints = typing.get_type_hints(options, include_extras=True)
+    given = {}
+    for item in dataclasses.fields(options):  # type: ignore[arg-type]
+        hint = hints[item.name]
+        given[item.name] = build(hint, values) if is_group(hint) else values[item.name]
+    return options(**given)
+
+
+# ---- options shared by several commands ------------------------------------------------------
+
+OptionArg = Annotated[
+    list[str] | None,
+    typer.Option("--option", "-o", help="Variant option KEY=VALUE (repeatable); see `arena games`."),
+]
+PlayersArg = Annotated[
+    int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
+]
+TimePerMoveArg = Annotated[str | None, typer.Option(
+    "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock); one per bot, "
+    "in the order the bots are named, separated by ':' for a handicap (1s:200ms).")]
+ClockArg = Annotated[str | None, typer.Option(
+    "--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5; one per bot separated by ':' (60+1:30+0.5).")]
+StartupArg = Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")]
+GraceArg = Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")]
+OutArg = Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")]
+SeedArg = Annotated[int, typer.Option(
+    "--seed", min=0, max=MAX_SEED, help="Seed for chance (dice, deals); same seed, same game.")]
+MatchSeedArg = Annotated[int | None, typer.Option(
+    "--seed", min=0, max=MAX_SEED,
+    help="Seed for chance (dice, deals); same seed, same games on this machine. Default: drawn at random "
+    "and recorded in each record's Seed tag.")]
+BotSeedArg = Annotated[int | None, typer.Option(
+    "--bot-seed", min=0, max=MAX_SEED,
+    help="Seed the bots' ARENA_BOT_SEED values derive from, independent of --seed. Default: drawn at random "
+    "and recorded in each record's BotSeeds tag.")]
+MemoryArg = Annotated[int, typer.Option(
+    "--memory-mb", min=16, max=1 << 30,
+    help="Memory limit of each bot, MiB: for its whole process tree where cgroups can be made, else per process.")]
+MaxProcessesArg = Annotated[int, typer.Option(
+    "--max-processes", min=1, max=1 << 22,
+    help="Most processes a bot may run at once (its cgroup where one can be made, else RLIMIT_NPROC).")]
+CpusArg = Annotated[float, typer.Option(
+    "--cpus", min=0.01, max=4096,
+    help="Cores each bot's whole process tree may use at once (a cgroup CPU quota, where the machine has one).")]
+ScratchArg = Annotated[int, typer.Option(
+    "--scratch-mb", min=1, max=1 << 20,
+    help="Size of a sandboxed bot's /scratch and of its /tmp, each, MiB (memory-backed: it counts against "
+    "--memory-mb).")]
+BotsFileArg = Annotated[Path | None, typer.Option(
+    "--bots", metavar="FILE", help="The bot registry naming bots once (default: bots.toml in this folder, if any); "
+    "see docs/bots-registry.md.")]
+NoSandboxArg = Annotated[bool, typer.Option(
+    "--no-sandbox", help="Run bots as plain processes, without their sandbox: only for bots you trust "
+    "(`arena doctor` tells what the sandbox holds here).")]
+LogProtocolArg = Annotated[bool, typer.Option(
+    "--log-protocol", help="Write every line each way between the referee and each bot, with a timestamp, the game "
+    "and the ply, to BOT.protocol.log in the log folder (kept after the match).")]
+OpeningsArg = Annotated[Path | None, typer.Option(
+    "--openings", metavar="FILE", help="Start the games from the openings of FILE, one a line (docs/openings.md), "
+    "each in turn, each played from every seat.")]
+RandomOpeningArg = Annotated[int, typer.Option(
+    "--random-opening", min=0, max=1000, metavar="N",
+    help="Start each seat rotation from its own N plies drawn at random from the legal actions (with the seed).")]
+JsonArg = Annotated[bool, typer.Option(
+    "--json", help="Print one JSON document on stdout (results, faults, figures) and nothing else there; "
+    "progress and messages go to stderr.")]
+
+
+# ---- groups: options that go together ---------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """--seed and --bot-seed of a match (each drawn at random when not given)."""
+
+    seed: MatchSeedArg = None
+    bot_seed: BotSeedArg = None
+
+
+@dataclass(frozen=True)
+class Times:
+    """The time controls of a match: per move or a clock, one for all or one per bot."""
+
+    time_per_move: TimePerMoveArg = None
+    clock: ClockArg = None
+    startup_time: StartupArg = "10s"
+    grace: GraceArg = "20ms"
+
+
+@dataclass(frozen=True)
+class BotSetup:
+    """How the bots run: their limits, their sandbox, and the registry naming them."""
+
+    memory_mb: MemoryArg = DEFAULT_MEMORY_MB
+    max_processes: MaxProcessesArg = DEFAULT_PROCESSES
+    cpus: CpusArg = DEFAULT_CPUS
+    scratch_mb: ScratchArg = DEFAULT_SCRATCH_MB
+    no_sandbox: NoSandboxArg = False
+    bots_file: BotsFileArg = None
+
+    def limits(self) -> Limits:
+        return Limits(memory_bytes=self.memory_mb << 20, processes=self.max_processes, sandbox=not self.no_sandbox,
+                      cpus=self.cpus, scratch_bytes=self.scratch_mb << 20)
+
+
+@dataclass(frozen=True)
+class Openings:
+    """Where the games start: an openings file, or random plies."""
+
+    openings: OpeningsArg = None
+    random_opening: RandomOpeningArg = 0
+
+
+def match_request(game: str, bots: list[str], games: int, seeds: Seeds, times: Times, option: list[str] | None,
+                  setup: BotSetup, book: Openings, **more: Any) -> MatchRequest:
+    """The library's request for a match from the shared groups (`more`: the rest of
+    MatchRequest's fields)."""
+    return MatchRequest(game, bots, games, seeds.seed, seeds.bot_seed, option or (), times.time_per_move,
+                        times.clock, times.startup_time, times.grace, setup.limits(), setup.bots_file,
+                        openings=book.openings, random_opening=book.random_opening, **more)

@@ -1,0 +1,173 @@
+"""A match as a person asks for it (MatchRequest: names and texts, as typed) and as the
+referee plays it (PreparedMatch: the game, the bots' specs, the config). `prepare_match`
+turns one into the other with every check made before a bot starts, in the same order
+and with the same words for `arena play` and `arena.play`."""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from arena.games.base import Game
+from arena.match_setup import (
+    SetupError,
+    lineup,
+    load_game,
+    load_registry,
+    openings_from,
+    parse_options,
+    prepare_log_dir,
+    prepare_out_file,
+    resolve_options,
+    seat_time_controls,
+    time_settings,
+)
+from arena.people.seat import Person
+from arena.referee.match import MatchConfig
+from arena.referee.seeds import installation_key, random_seed
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.timecontrol import TimeControl
+
+Notes = Callable[[str], None]
+"""Where a preparation says what this machine cannot enforce (a warning, not an error)."""
+
+
+@dataclass(frozen=True)
+class MatchRequest:
+    """What a match is to be, as given: ids, names and texts the preparation checks."""
+
+    game: str
+    bots: Sequence[str | BotSpec]
+    games: int = 1
+    seed: int | None = None
+    """Seed for chance; None draws one (recorded in each record's Seed tag)."""
+    bot_seed: int | None = None
+    """Seed the bots' ARENA_BOT_SEED values derive from; None draws one."""
+    options: Sequence[str] | Mapping[str, str] = ()
+    """Variant options: KEY=VALUE items or a mapping."""
+    per_move: str | None = None
+    """Limit per decision (`0.5`, `2s`, `500ms`; one per bot separated by ':')."""
+    clock: str | None = None
+    """Game clock BASE+INC in seconds (one per bot separated by ':')."""
+    startup: str = "10s"
+    grace: str = "20ms"
+    limits: Limits = Limits()
+    registry: Path | None = None
+    """A bot registry file; None looks for bots.toml in the current folder when
+    `find_registry` is set."""
+    find_registry: bool = True
+    out: Path | None = None
+    """The record file every finished game is appended to."""
+    log_dir: Path | None = None
+    """The bots' stderr logs; None: a temporary folder, removed when no game needs it."""
+    log_protocol: bool = False
+    openings: Path | None = None
+    random_opening: int = 0
+    event: str = "arena play"
+    people: bool = False
+    """Whether `human` and `human-web` seat a person."""
+
+
+@dataclass
+class PreparedMatch:
+    """A checked match, ready to play: the game, its bots and the referee's config."""
+
+    game: Game
+    options: dict[str, str]
+    specs: list[BotSpec]
+    config: MatchConfig
+    out: Path | None
+    logs: Path
+    own_logs: bool
+    """Whether `logs` is a temporary folder of ours (removed when no game needs it)."""
+    keep_logs: bool
+    people: dict[str, Person] = field(default_factory=dict)
+
+    def discard_logs(self) -> None:
+        """After a match that stopped early: remove a temporary log folder that holds
+        no trace of an error of the arena."""
+        if self.own_logs and not any(self.logs.glob("arena-*")):
+            shutil.rmtree(self.logs, ignore_errors=True)
+
+
+def prepare_match(request: MatchRequest, notes: Notes | None = None) -> PreparedMatch:
+    """Check everything the request names, in the order a person reads it, and build
+    the match; SetupError (or another ArenaError) names the first mistake. The record
+    file and the log folder are made here, before any bot starts."""
+    game = load_game(request.game)
+    options = game_options(game, request.options)
+    seed = random_seed() if request.seed is None else request.seed
+    people: dict[str, Person] = {}
+    person_time = unhurried() if request.people and request.per_move is None and request.clock is None else None
+    if notes is not None:
+        for note in isolation_notes(request.limits):
+            notes(note)
+    registry = load_registry(request.registry) if request.registry or request.find_registry else None
+    bot_seed = random_seed() if request.bot_seed is None else request.bot_seed
+    specs = lineup(game, request.bots, bot_seed, options, people if request.people else None, person_time,
+                   registry, request.limits)
+    controls, timing = time_settings(request.per_move, request.clock, request.startup, request.grace, len(specs))
+    time_control = seat_time_controls(specs, controls)
+    if _web_seats(people) > 1:
+        raise SetupError("only one human-web seat per game: seat the other person with `human` (in the terminal)")
+    book = openings_from(request.openings, request.random_opening, game, len(specs), options)
+    if request.out is not None:
+        prepare_out_file(request.out)
+    own_logs = request.log_dir is None
+    logs = Path(tempfile.mkdtemp(prefix="arena-logs-")) if request.log_dir is None else \
+        prepare_log_dir(request.log_dir)
+    config = MatchConfig(game, options, time_control, seed, request.games, event=request.event, log_dir=logs,
+                         limits=request.limits, timing=timing, chance_key=installation_key(),
+                         hidden=(request.out,) if request.out else (), log_protocol=request.log_protocol,
+                         openings=book, random_opening=request.random_opening)
+    if people:
+        from arena.people.launch import people_launcher
+
+        config = replace(config, launcher=people_launcher(people))
+    return PreparedMatch(game, options, specs, config, request.out, logs, own_logs,
+                         not own_logs or request.log_protocol, people)
+
+
+def _web_seats(people: dict[str, Person]) -> int:
+    if not people:
+        return 0
+    from arena.people.web import WebPerson
+
+    return sum(1 for person in people.values() if isinstance(person, WebPerson))
+
+
+def game_options(game: Game, given: Sequence[str] | Mapping[str, str]) -> dict[str, str]:
+    """The variant options of a request (KEY=VALUE items or a mapping), checked."""
+    if isinstance(given, Mapping):
+        return resolve_options(game, given)
+    return parse_options(game, given)
+
+
+def unhurried() -> TimeControl:
+    """A person's time when the request gives no time control."""
+    from arena.people.launch import UNHURRIED
+
+    return UNHURRIED
+
+
+_noted: set[str] = set()
+
+
+def isolation_notes(limits: Limits) -> list[str]:
+    """What this machine cannot enforce of `limits` (a sandbox or cgroups that are
+    wanted and missing), each said once per process."""
+    from arena.referee.cgroups import cgroup_support
+    from arena.referee.sandbox import probe
+
+    notes = []
+    if limits.sandbox and not probe().sandbox:
+        notes.append(f"bots run without their sandbox: {probe().why}. They run as your user in their own process "
+                     "groups; `arena doctor` says more")
+    if cgroup_support().version == 0:
+        notes.append(f"limits hold per process, not per bot: {cgroup_support().why}")
+    fresh = [note for note in notes if note not in _noted]
+    _noted.update(fresh)
+    return fresh

@@ -1,0 +1,230 @@
+"""From what a person names to a match the referee can play: a game id and its variant
+options, the bots (registry names, shipped names, command lines, people), their time
+controls and seeds, openings, and the files a match writes. Every mistake is a
+SetupError whose message names the problem and the fix, raised before any bot starts;
+the command line and the library (arena.api) share these checks word for word."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+
+from arena.errors import ArenaError, excerpt
+from arena.files import FolderError, writable_folder
+from arena.games import GameError, get_game
+from arena.games.base import Game, State
+from arena.league.registry import Registry, RegistryError, find_registry
+from arena.people.seat import Person
+from arena.referee.botnames import BotNameError, resolve_bot
+from arena.referee.openings import Opening, OpeningError, load_openings
+from arena.referee.player import Timing
+from arena.referee.seeds import derived_bot_seed
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
+
+
+class SetupError(ArenaError, ValueError):
+    """A mistake in what was asked for (a game, option, bot, time or file); nothing was
+    played. The message names the problem and the fix."""
+
+
+def load_game(game_id: str) -> Game:
+    """The game with this id."""
+    try:
+        return get_game(game_id)
+    except GameError as exc:
+        raise SetupError(f"{exc}; `arena games` lists them") from None
+
+
+def parse_options(game: Game, given: Iterable[str] | None) -> dict[str, str]:
+    """The game's variant options, defaults filled in, from KEY=VALUE items."""
+    options: dict[str, str] = {}
+    for item in given or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise SetupError(f"--option {item!r} must be KEY=VALUE, e.g. --option board=rect")
+        options[key.strip()] = value.strip()
+    return resolve_options(game, options)
+
+
+def resolve_options(game: Game, given: Mapping[str, str]) -> dict[str, str]:
+    """Every variant option of `game` with its value: the given ones checked, the
+    others at their defaults."""
+    try:
+        return game.resolve_options(given)
+    except GameError as exc:
+        raise SetupError(str(exc)) from None
+
+
+def new_state(game: Game, players: int | None, options: dict[str, str]) -> State:
+    """The initial state for `players` seats (default: the game's fewest)."""
+    seats = players if players is not None else game.min_seats
+    try:
+        return game.new_state(seats, options)
+    except GameError as exc:
+        raise SetupError(f"{exc}; set --players") from None
+
+
+def load_registry(path: Path | None) -> Registry | None:
+    """The bot registry: the file given, or bots.toml in the current folder if any."""
+    try:
+        return find_registry(path)
+    except RegistryError as exc:
+        raise SetupError(str(exc)) from None
+
+
+def lineup(game: Game, bots: Sequence[str | BotSpec], bot_seed: int, options: Mapping[str, str] | None = None,
+           people: dict[str, Person] | None = None, person_time: TimeControl | None = None,
+           registry: Registry | None = None, limits: Limits | None = None) -> list[BotSpec]:
+    """The bots of a match, one per seat, in the order named. Each gets its own
+    ARENA_BOT_SEED, derived from `bot_seed` and its place (independent of the chance
+    seed), so seeded bots reproduce a match without all playing the same choices.
+    `options` are resolved ones, for games whose seat count depends on a variant. Where
+    `people` is given, `human` and `human-web` seat a person (added to it) with
+    `person_time`. A name in `registry` is that bot, its own limits on top of `limits`;
+    a BotSpec is taken as it is (a copy)."""
+    specs = []
+    for index, bot in enumerate(bots):
+        if isinstance(bot, BotSpec):
+            spec = BotSpec(bot.name, list(bot.command), bot.cwd, dict(bot.env), bot.limits, bot.time_control,
+                           bot.named)
+        elif people is not None and bot.strip() in _people_names() and not (registry and bot.strip() in registry):
+            specs.append(_seat_person(bot.strip(), str(index), people, person_time))
+            continue
+        else:
+            spec = _resolve(bot, game, registry, limits)
+        spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(bot_seed).encode(), index))
+        specs.append(spec)
+    if len(specs) == 1 and game.min_seats > 1:
+        raise SetupError(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
+    try:
+        game.check_seats(len(specs), options)
+    except GameError as exc:
+        raise SetupError(f"{exc}: name one bot per seat") from None
+    return specs
+
+
+def _resolve(text: str, game: Game, registry: Registry | None, limits: Limits | None) -> BotSpec:
+    """One bot by name: a registry's, a shipped bot's, or a command line."""
+    try:
+        if registry is not None and text.strip() in registry:
+            return registry.spec(text.strip(), game.id, limits or Limits())
+        return resolve_bot(text, game.id)
+    except (RegistryError, BotNameError) as exc:
+        raise SetupError(str(exc)) from None
+
+
+def resolve_one(text: str, game: Game, registry: Registry | None, limits: Limits) -> BotSpec:
+    """The bot `text` names for `game` (a registry name, a shipped bot's name or a
+    command line), without a seed: for playing one bot alone (`arena check`)."""
+    return _resolve(text, game, registry, limits)
+
+
+def _people_names() -> tuple[str, ...]:
+    from arena.people.launch import PEOPLE
+
+    return PEOPLE
+
+
+def _seat_person(name: str, key: str, people: dict[str, Person], time: TimeControl | None) -> BotSpec:
+    from arena.people.launch import person_spec
+    from arena.people.terminal import TerminalPerson
+    from arena.people.web import WebPerson
+
+    people[key] = TerminalPerson(name) if name == "human" else WebPerson(name)
+    return person_spec(name, key, time)
+
+
+def seat_time_controls(specs: list[BotSpec], controls: list[TimeControl]) -> TimeControl:
+    """Give each bot its own time control when they differ (a handicap); the match's."""
+    if len(set(controls)) > 1:
+        for spec, control in zip(specs, controls, strict=True):
+            if spec.time_control is None:
+                spec.time_control = control
+    return controls[0]
+
+
+def time_settings(per_move: str | None, clock: str | None, startup: str, grace: str,
+                  bots: int) -> tuple[list[TimeControl], Timing]:
+    """Each bot's time control from a per-move limit and a game clock, each one value
+    for every bot or one per bot separated by ':' in the order the bots are named
+    (`1s:200ms`: a handicap match), and the start-up/grace timing."""
+    per_moves = _per_bot(per_move, bots, "--time-per-move")
+    clocks = _per_bot(clock, bots, "--clock")
+    try:
+        controls = [TimeControl.parse(p, c) for p, c in zip(per_moves, clocks, strict=True)]
+        timing = Timing(startup_s=parse_seconds(startup, "--startup-time"), grace_s=parse_seconds(grace, "--grace"))
+    except TimeControlError as exc:
+        raise SetupError(str(exc)) from None
+    return controls, timing
+
+
+def _per_bot(text: str | None, bots: int, option: str) -> list[str | None]:
+    if text is None or ":" not in text:
+        return [text] * bots
+    parts = [part.strip() or None for part in text.split(":")]
+    if len(parts) != bots:
+        raise SetupError(f"{option} {excerpt(text)}: {len(parts)} values for {bots} bots; give one value for all, "
+                         f"or one per bot separated by ':' in the order the bots are named (e.g. 1s:200ms)")
+    return parts
+
+
+def openings_from(path: Path | None, random_plies: int, game: Game, seats: int,
+                  options: dict[str, str]) -> tuple[Opening, ...]:
+    """The openings of a file, checked against the game."""
+    if path is not None and random_plies:
+        raise SetupError("give --openings FILE or --random-opening N, not both")
+    if path is None:
+        return ()
+    try:
+        return tuple(load_openings(path, game, seats, options))
+    except OpeningError as exc:
+        raise SetupError(str(exc)) from None
+
+
+def check_out_file(path: Path, option: str = "--out") -> None:
+    """Before anything is played: the record file can be appended to, or created in an
+    existing, writable folder; and an existing file looks like records, not something
+    else that appending would spoil."""
+    try:
+        _check_out_file(path, option)
+    except OSError as exc:
+        raise SetupError(f"{option} {excerpt(str(path), 200)}: {exc.strerror or exc}; choose another path") from None
+
+
+def _check_out_file(path: Path, option: str) -> None:
+    if path.is_dir():
+        raise SetupError(f"{option} {path}: is a folder; give a file name such as {path / 'games.pgn'}")
+    folder = path.parent
+    if not folder.is_dir():
+        raise SetupError(f"{option} {path}: the folder {folder} does not exist; create it (mkdir -p {folder}) "
+                         "or choose another path")
+    if path.exists():
+        if not os.access(path, os.W_OK):
+            raise SetupError(f"{option} {path}: the file is not writable; choose another path")
+        try:
+            with path.open("rb") as handle:
+                head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+        except OSError as exc:
+            raise SetupError(f"{option} {path}: cannot read it ({exc.strerror}); choose another path") from None
+        if head and not head.startswith(b"["):
+            raise SetupError(f"{option} {path}: the file exists and does not hold game records; appending would "
+                             "spoil it: choose another path")
+    elif not os.access(folder, os.W_OK | os.X_OK):
+        raise SetupError(f"{option} {path}: the folder {folder} is not writable; choose another path")
+
+
+def prepare_out_file(path: Path, option: str = "--out") -> None:
+    """Check the record file and create it before any bot starts, so that the bots'
+    sandboxes mask it."""
+    check_out_file(path, option)
+    path.touch()
+
+
+def prepare_log_dir(path: Path, option: str = "--log-dir") -> Path:
+    """Create the bots' log folder (and its parents) before anything is played."""
+    try:
+        return writable_folder(path)
+    except FolderError as exc:
+        raise SetupError(f"{option} {path}: the folder {exc}; choose another folder") from None
