@@ -52,6 +52,9 @@ class MatchRequest:
     """Limit per decision (`0.5`, `2s`, `500ms`; one per bot separated by ':')."""
     clock: str | None = None
     """Game clock BASE+INC in seconds (one per bot separated by ':')."""
+    time_controls: tuple[TimeControl, ...] = ()
+    """The time controls as objects (one for every bot, or one per bot), instead of
+    `per_move` and `clock` texts."""
     startup: str = "10s"
     grace: str = "20ms"
     limits: Limits = Limits()
@@ -101,7 +104,8 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     options = game_options(game, request.options)
     seed = random_seed() if request.seed is None else request.seed
     people: dict[str, Person] = {}
-    person_time = unhurried() if request.people and request.per_move is None and request.clock is None else None
+    timed = request.per_move is not None or request.clock is not None or bool(request.time_controls)
+    person_time = unhurried() if request.people and not timed else None
     if notes is not None:
         for note in isolation_notes(request.limits):
             notes(note)
@@ -110,6 +114,8 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     specs = lineup(game, request.bots, bot_seed, options, people if request.people else None, person_time,
                    registry, request.limits)
     controls, timing = time_settings(request.per_move, request.clock, request.startup, request.grace, len(specs))
+    if request.time_controls:
+        controls = given_controls(request.time_controls, len(specs))
     time_control = seat_time_controls(specs, controls)
     if _web_seats(people) > 1:
         raise SetupError("only one human-web seat per game: seat the other person with `human` (in the terminal)")
@@ -129,6 +135,16 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
         config = replace(config, launcher=people_launcher(people))
     return PreparedMatch(game, options, specs, config, request.out, logs, own_logs,
                          not own_logs or request.log_protocol, people)
+
+
+def given_controls(controls: Sequence[TimeControl], bots: int) -> list[TimeControl]:
+    """One time control for every bot, or one per bot in the order they are named."""
+    if len(controls) == 1:
+        return list(controls) * bots
+    if len(controls) != bots:
+        raise SetupError(f"{len(controls)} time controls for {bots} bots; give one for all, or one per bot in the "
+                         "order the bots are named")
+    return list(controls)
 
 
 def _web_seats(people: dict[str, Person]) -> int:

@@ -119,3 +119,23 @@ def prepare_pairs(request: MatchRequest, concurrency: int = 1, sprt: SprtParamet
                        openings=())
                for k, plan in enumerate(plans)]
     return PairedMatch(match, plans, configs, sprt)
+
+
+@dataclass(frozen=True)
+class PairedResult:
+    """A paired match's games, its pair counts and the SPRT's decision (None when it
+    did not decide, or no SPRT was asked for). Elo, LOS and LLR are the candidate's
+    (B, bot index 1) over the baseline (A)."""
+
+    result: MatchResult
+    stats: PairStats
+    sprt: SprtParameters | None
+    decision: str | None
+
+    def elo(self) -> tuple[float, float, float]:
+        """B's Elo over A with the ends of its 95% interval."""
+        return self.stats.elo()
+
+    def llr(self) -> float | None:
+        """The log-likelihood ratio of the SPRT (None without one)."""
+        return None if self.sprt is None else self.stats.llr(self.sprt)

@@ -185,6 +185,7 @@ def match_request(game: str, bots: list[str], games: int, seeds: Seeds, times: T
                   setup: BotSetup, book: Openings, **more: Any) -> MatchRequest:
     """The library's request for a match from the shared groups (`more`: the rest of
     MatchRequest's fields)."""
-    return MatchRequest(game, bots, games, seeds.seed, seeds.bot_seed, option or (), times.time_per_move,
-                        times.clock, times.startup_time, times.grace, setup.limits(), setup.bots_file,
-                        openings=book.openings, random_opening=book.random_opening, **more)
+    return MatchRequest(game, bots, games, seed=seeds.seed, bot_seed=seeds.bot_seed, options=option or (),
+                        per_move=times.time_per_move, clock=times.clock, startup=times.startup_time,
+                        grace=times.grace, limits=setup.limits(), registry=setup.bots_file, openings=book.openings,
+                        random_opening=book.random_opening, **more)

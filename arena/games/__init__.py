@@ -11,7 +11,7 @@ from arena.errors import excerpt
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, IllegalAction, Option, Result, State
 
 __all__ = ["CHANCE", "TERMINAL", "Game", "GameError", "IllegalAction", "Option", "Result", "State",
-           "GAMES", "GAME_IDS", "get_game"]
+           "GAMES", "GAME_IDS", "get", "get_game"]
 
 _GAME_CLASSES = (
     ("treeblox", "arena.games.treeblox", "Treeblox"),
@@ -74,3 +74,9 @@ def get_game(game_id: str) -> Game:
     if game_id not in GAMES:
         raise GameError(f"unknown game {excerpt(game_id)} (games: {', '.join(sorted(GAMES))})")
     return GAMES[game_id]
+
+
+def get(game_id: str) -> Game:
+    """The game with this id (`arena.games.get("btt").new_state(2)`); a GameError naming
+    the known ids otherwise."""
+    return get_game(game_id)

@@ -1,0 +1,321 @@
+"""One bot, asked for one decision at a time, as python-chess's engines are: `Bot` for
+code in a Trio loop, `SimpleBot` for everyone else (a Trio loop in a background thread,
+as chess.engine.SimpleEngine runs asyncio in one).
+
+A bot is started the way the referee starts one (the same launcher: its sandbox and
+limits by default), and asked through the referee's own handshake and Decision: each
+`play` is a game of one decision (start, request, action, end). Its faults are the
+referee's BotFault (time-out, crash, malformed line, illegal action...); a bot that
+faulted is killed and started afresh at the next `play`, as in a match."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+import trio
+
+from arena.games import GAMES, get_game
+from arena.games.base import CHANCE, TERMINAL, Game, GameError, State
+from arena.referee.botnames import PER_GAME, BotNameError, resolve_bot
+from arena.referee.decision import Answer, Decision
+from arena.referee.faults import BotFault
+from arena.referee.player import BotPlayer, Timing
+from arena.referee.seeds import derived_bot_seed, random_seed, secret_path
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.timecontrol import SeatClocks, TimeControl
+from arena.termination import Termination
+from protocol.messages import End, Event, Request, ResultInfo, Start
+
+T = TypeVar("T")
+
+Limit = float | str | TimeControl
+"""Time for one decision: seconds (0.5 or "500ms"), or a TimeControl (its clock's base
+is the time left)."""
+
+
+def game_of(state: State) -> Game:
+    """The game a state belongs to: the registered game whose states are of its class."""
+    known = getattr(state, "game", None)
+    if isinstance(known, Game):
+        return known
+    for game_id in GAMES:
+        game = GAMES[game_id]
+        if type(state).__module__ == type(game).__module__:
+            return game
+    raise ValueError(f"no registered game plays {type(state).__name__}: give game=")
+
+
+def events_to(state: State, game: Game, moves: Sequence[str], seat: int) -> list[Event]:
+    """The events `seat` would have been told of `moves` (the actions from the game's
+    start, chance outcomes included) in a game: what it may see of each. ValueError
+    when the moves are not legal or do not lead to `state` as `seat` sees it."""
+    replayed = game.new_state(state.num_seats, state.options)
+    events = []
+    for ply, action in enumerate(moves, 1):
+        actor = replayed.current()
+        shown = replayed.visible_action(action, actor, seat) if game.has_hidden_information else action
+        try:
+            replayed.apply(action)
+        except GameError as exc:
+            raise ValueError(f"moves[{ply - 1}] {action!r}: {exc}") from None
+        if shown is not None:
+            events.append(Event(ply, actor, shown))
+    if replayed.current() != seat or replayed.legal_actions() != state.legal_actions() \
+            or replayed.observation(seat) != state.observation(seat):
+        raise ValueError("the moves do not lead to the state: give the actions played from the game's start")
+    return events
+
+
+class Bot:
+    """A running bot for code in a Trio loop: `async with Bot.popen("greedy", game="btt")
+    as bot: answer = await bot.play(state, 0.5)`."""
+
+    def __init__(self, player: BotPlayer, nursery: trio.Nursery, game: Game | None) -> None:
+        self.player = player
+        self.nursery = nursery
+        self.game = game
+        self.games = 0
+        """Games (decisions) played by this bot, numbering the next `start`."""
+
+    @classmethod
+    @asynccontextmanager
+    async def popen(cls, command: str | Sequence[str] | BotSpec, *, game: str | None = None,
+                    limits: Limits | None = None, sandbox: bool = True, timing: Timing = Timing(),
+                    bot_seed: int | None = None, log: Path | None = None) -> AsyncIterator[Bot]:
+        """Start the bot (a shipped bot's name, which needs `game` for per-game bots
+        such as greedy; a command line; an argv list; or a BotSpec) and complete its
+        handshake; it is quit and killed when the block ends. BotFault if it does not
+        start."""
+        async with trio.open_nursery() as nursery:
+            bot = await cls.start(command, nursery, game=game, limits=limits, sandbox=sandbox, timing=timing,
+                                  bot_seed=bot_seed, log=log)
+            try:
+                yield bot
+            finally:
+                with trio.CancelScope(shield=True):
+                    await bot.quit()
+                nursery.cancel_scope.cancel()
+
+    @classmethod
+    async def start(cls, command: str | Sequence[str] | BotSpec, nursery: trio.Nursery, *, game: str | None = None,
+                    limits: Limits | None = None, sandbox: bool = True, timing: Timing = Timing(),
+                    bot_seed: int | None = None, log: Path | None = None) -> Bot:
+        """Start the bot in `nursery` (which must outlive it); see `popen`."""
+        known = get_game(game) if game is not None else None
+        if game is None and isinstance(command, str) and command.strip() in PER_GAME:
+            raise BotNameError(f"{command.strip()} is a bot per game: give the game, e.g. game=\"btt\"")
+        if isinstance(command, BotSpec):
+            spec = BotSpec(command.name, list(command.command), command.cwd, dict(command.env), command.limits)
+        else:
+            spec = resolve_bot(command if isinstance(command, str) else list(command), game or "")
+        seed = random_seed() if bot_seed is None else bot_seed
+        spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(seed).encode(), 0))
+        base = limits or Limits()
+        if base.sandbox != sandbox:
+            from dataclasses import replace
+
+            base = replace(base, sandbox=sandbox)
+        from arena.referee.process import launch_process
+
+        player = BotPlayer(spec, log, spec.limits or base, timing, launch_process, (secret_path(),))
+        bot = cls(player, nursery, known)
+        await bot._ensure_started()
+        return bot
+
+    @property
+    def name(self) -> str:
+        """The name the bot gave in `ready` (its command's name until then)."""
+        ready = self.player.ready
+        return ready.name if ready is not None else self.player.name
+
+    @property
+    def pgids(self) -> list[int]:
+        """Every process group this bot has run in (one more after each restart)."""
+        return list(self.player.pgids)
+
+    async def _ensure_started(self) -> None:
+        player = self.player
+        if player.alive:
+            return
+        try:
+            if player.started:
+                await player.restart(self.nursery)
+            else:
+                await player.start(self.nursery)
+        except BotFault as fault:
+            explained = player.explain(fault)
+            player.kill()
+            raise explained from None
+
+    async def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None,
+                   game: str | None = None) -> Answer:
+        """The bot's action for the seat to decide in `state`, within `limit` (plus the
+        grace of its timing). `moves`, the actions from the game's start that led to
+        `state`, are sent as the events of the game, as a referee would: a bot that
+        keeps its own copy of the game from the events (the shipped greedy and search
+        bots do) needs them. BotFault for a fault, the bot then being killed."""
+        which = get_game(game) if game is not None else self.game or game_of(state)
+        seat = state.current()
+        if seat in (CHANCE, TERMINAL):
+            raise ValueError("the state has no seat to decide (a chance point, or the game is over)")
+        events = [] if moves is None else events_to(state, which, moves, seat)
+        control = _control(limit)
+        clocks = SeatClocks([control] * state.num_seats)
+        await self._ensure_started()
+        player = self.player
+        player.new_game(self.games, False)
+        await self._ensure_started()  # a bot whose folders could not be emptied starts afresh
+        try:
+            players = [self.name if s == seat else "?" for s in range(state.num_seats)]
+            await player.send(Start(game=which.id, options=dict(state.options), seat=seat, seats=state.num_seats,
+                                    players=players, time=control.wire(), match_game=self.games))
+            self.games += 1
+            request = Request(ply=len(moves or ()) + 1, clock=clocks.wire(seat, clocks.limit(seat)), events=events,
+                              legal=state.legal_actions() if player.wants_legal else None,
+                              observation=state.observation(seat) if player.wants_observation else None)
+            answer = await Decision(clocks.limit(seat), player.timing.grace_s).ask(player, request)
+            if not _is_legal(state, answer.action):
+                raise BotFault(Termination.ILLEGAL_ACTION, f"{answer.action[:60]!r} is not legal at ply "
+                                                           f"{request.ply}")
+        except BotFault as fault:
+            explained = player.explain(fault)
+            player.kill()
+            raise explained from None
+        try:
+            await player.send(End(result=ResultInfo(ranks=[1] * state.num_seats, scores=[]),
+                                  termination=Termination.NORMAL.value))
+        except BotFault:
+            player.kill()  # it answered; it starts afresh for the next decision
+        return answer
+
+    async def quit(self) -> None:
+        """Ask the bot to exit, then kill it and everything it started."""
+        await self.player.quit()
+        self.player.dispose()
+
+
+def _control(limit: Limit) -> TimeControl:
+    if isinstance(limit, TimeControl):
+        return limit
+    return TimeControl.parse(limit if isinstance(limit, str) else repr(float(limit)), None)
+
+
+def _is_legal(state: State, action: str) -> bool:
+    try:
+        return state.is_legal(action)
+    except GameError:
+        return False
+
+
+class SimpleBot:
+    """A running bot for synchronous code (a context manager; `quit()` ends it):
+
+        with SimpleBot.popen("greedy", game="btt") as bot:
+            answer = bot.play(state, 0.5)
+
+    Its Trio loop runs in a background thread; every call waits for its answer."""
+
+    def __init__(self) -> None:
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._bot: Bot | None = None
+        self._stop: trio.Event | None = None
+        self._started = threading.Event()
+        self._failure: BaseException | None = None
+        self._thread: threading.Thread | None = None
+        self._pgids: list[int] = []
+
+    @classmethod
+    def popen(cls, command: str | Sequence[str] | BotSpec, **settings: Any) -> SimpleBot:
+        """Start the bot (arguments as Bot.popen's) and complete its handshake; BotFault
+        if it does not start."""
+        simple = cls()
+        simple._thread = threading.Thread(target=simple._serve, args=(command, settings), daemon=True,
+                                          name="arena-simplebot")
+        simple._thread.start()
+        simple._started.wait()
+        if simple._failure is not None:
+            simple._thread.join()
+            raise simple._failure
+        return simple
+
+    def _serve(self, command: str | Sequence[str] | BotSpec, settings: dict[str, Any]) -> None:
+        async def serve() -> None:
+            self._token = trio.lowlevel.current_trio_token()
+            self._stop = trio.Event()
+            async with Bot.popen(command, **settings) as bot:
+                self._bot = bot
+                self._started.set()
+                await self._stop.wait()
+
+        try:
+            trio.run(serve)
+        except BaseException as exc:  # handed to the caller of popen, or lost with the thread
+            self._failure = _unwrapped(exc)
+        finally:
+            self._started.set()
+
+    def _call(self, work: Callable[[Bot], Awaitable[T]]) -> T:
+        if self._bot is None or self._token is None or self._thread is None or not self._thread.is_alive():
+            raise RuntimeError("the bot has quit")
+        bot = self._bot
+
+        async def call() -> T:
+            return await work(bot)
+
+        try:
+            return trio.from_thread.run(call, trio_token=self._token)
+        except BaseExceptionGroup as group:
+            raise _unwrapped(group) from None
+
+    @property
+    def name(self) -> str:
+        """The name the bot gave in `ready`."""
+        if self._bot is None:
+            raise RuntimeError("the bot has quit")
+        return self._bot.name
+
+    @property
+    def pgids(self) -> list[int]:
+        """Every process group the bot has run in (see Bot.pgids); kept after quit."""
+        return list(self._bot.pgids) if self._bot is not None else self._pgids
+
+    def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None,
+             game: str | None = None) -> Answer:
+        """The bot's action for the seat to decide in `state` (see Bot.play)."""
+        return self._call(lambda bot: bot.play(state, limit, moves=moves, game=game))
+
+    def quit(self) -> None:
+        """Ask the bot to exit, kill what is left of it, and end the background thread."""
+        thread, token, stop = self._thread, self._token, self._stop
+        if thread is None or token is None or stop is None:
+            return
+        if thread.is_alive():
+            try:
+                trio.from_thread.run_sync(stop.set, trio_token=token)
+            except trio.RunFinishedError:
+                pass
+        thread.join()
+        if self._bot is not None:
+            self._pgids = self._bot.pgids
+        self._bot = None
+
+    close = quit
+
+    def __enter__(self) -> SimpleBot:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.quit()
+
+
+def _unwrapped(error: BaseException) -> BaseException:
+    """The one error inside nested exception groups of one error (a BotFault, say)."""
+    while isinstance(error, BaseExceptionGroup) and len(error.exceptions) == 1:
+        error = error.exceptions[0]
+    return error

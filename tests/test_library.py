@@ -1,0 +1,188 @@
+"""The arena as a library: the public names stay importable, `arena.play` and
+`arena.match` play through the referee and return typed results, and SimpleBot / Bot
+ask one bot for one decision through the referee's launcher, handshake and clock."""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+import arena
+from arena import records
+from arena.games import get
+from arena.games.base import State
+from arena.referee.botnames import resolve_bot
+from arena.referee.process import processes_in_group
+from arena.referee.sandbox import probe
+
+PACKAGES = ("arena", "arena.games", "arena.records", "arena.stats")
+
+
+@pytest.mark.parametrize("package", PACKAGES)
+def test_every_public_name_is_importable_and_listed_once(package: str) -> None:
+    module = importlib.import_module(package)
+    names = module.__all__
+    assert len(names) == len(set(names)), package
+    for name in names:
+        assert getattr(module, name) is not None, f"{package}.{name}"
+        assert name in dir(module)
+    namespace: dict[str, object] = {}
+    exec(f"from {package} import *", namespace)  # what a user's star import gets
+    assert set(names) <= set(namespace)
+
+
+def test_the_promised_names_are_public() -> None:
+    assert {"play", "play_async", "match", "match_async", "Bot", "SimpleBot", "MatchResult", "GameOutcome",
+            "SeatFault", "BotFault", "GameRecord", "SetupError"} <= set(arena.__all__)
+    assert {"read", "verify", "replay", "write", "append"} <= set(records.__all__)
+    assert {"get", "State", "Game"} <= set(importlib.import_module("arena.games").__all__)
+    assert {"elo_fit", "openskill_ratings", "SprtParameters", "PairStats"} <= set(arena.stats.__all__)
+
+
+def test_records_replay_stays_the_function_though_its_module_is_imported() -> None:
+    importlib.import_module("arena.records.replay")
+    from arena.records.replay import verify  # noqa: F401  (what the referee's modules do)
+
+    assert callable(records.replay) and records.replay.__name__ == "replay"
+
+
+def test_importing_the_rules_does_not_load_the_referee() -> None:
+    code = "import sys, arena.games.btt; print('trio' in sys.modules, 'arena.referee.match' in sys.modules)"
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "False"]
+
+
+# ---- arena.play and arena.match ---------------------------------------------------------------
+
+
+def test_play_returns_outcomes_with_faults_and_appends_verifiable_records(tmp_path: Path) -> None:
+    out = tmp_path / "games.pgn"
+    seen: list[arena.GameOutcome] = []
+    result = arena.play("btt", ["random", "zoo/crash"], games=2, seed=3, bot_seed=4, time="500ms", out=out,
+                        on_game=seen.append)
+    assert isinstance(result, arena.MatchResult)
+    assert result.names == ["random", "zoo/crash"] and len(result.outcomes) == 2 and seen == result.outcomes
+    for outcome, seats in zip(result.outcomes, result.seatings, strict=True):
+        assert outcome.termination == arena.Termination.CRASH
+        [fault] = outcome.faults
+        assert isinstance(fault, arena.SeatFault) and seats[fault.seat] == 1  # the crashing bot's seat
+        assert outcome.ranks[fault.seat] == 2
+    games = list(records.read(out))
+    assert [g.tags["Seed"] for g in games] == [o.record.tags["Seed"] for o in result.outcomes]
+    assert all(records.verify(g) == [] for g in games)
+
+
+def test_play_refuses_a_mistake_before_any_bot_starts(tmp_path: Path) -> None:
+    with pytest.raises(arena.SetupError, match="unknown game 'chess'"):
+        arena.play("chess", ["random", "random"])
+    with pytest.raises(arena.SetupError, match="btt needs at least 2 bots"):
+        arena.play("btt", ["random"])
+    with pytest.raises(arena.SetupError, match="3 time controls for 2 bots"):
+        arena.play("btt", ["random", "random"], time=[1, 2, 3])
+    with pytest.raises(arena.SetupError, match="does not hold game records"):
+        (tmp_path / "notes.txt").write_text("my notes\n")
+        arena.play("btt", ["random", "random"], out=tmp_path / "notes.txt")
+    assert (tmp_path / "notes.txt").read_text() == "my notes\n"
+
+
+def test_play_async_runs_in_the_callers_trio_loop() -> None:
+    async def main() -> arena.MatchResult:
+        return await arena.play_async("treeblox", ["random", "random"], seed=1, bot_seed=1, time=0.5)
+
+    result = trio.run(main)
+    assert len(result.outcomes) == 1 and result.outcomes[0].termination == arena.Termination.NORMAL
+
+
+def test_match_plays_pairs_and_counts_the_candidates_points() -> None:
+    paired = arena.match("btt", "random", "greedy", games=4, seed=5, bot_seed=1, time="500ms")
+    assert isinstance(paired, arena.PairedResult) and paired.stats.pairs == 2
+    assert len(paired.result.outcomes) == 4 and paired.decision is None and paired.llr() is None
+    points = 0.0
+    for outcome, seats in zip(paired.result.outcomes, paired.result.seatings, strict=True):
+        greedy = seats.index(1)
+        points += 1.0 if outcome.ranks[greedy] < outcome.ranks[1 - greedy] else \
+            0.5 if outcome.ranks[greedy] == outcome.ranks[1 - greedy] else 0.0
+    assert sum(k * n for k, n in enumerate(paired.stats.counts)) / 2 == points
+
+
+# ---- one bot, one decision ---------------------------------------------------------------------
+
+
+def _midgame(plies: int) -> tuple[State, list[str]]:
+    state = get("btt").new_state(2)
+    moves: list[str] = []
+    for _ in range(plies):
+        action = state.legal_actions()[len(moves) % len(state.legal_actions())]
+        state.apply(action)
+        moves.append(action)
+    return state, moves
+
+
+def test_simplebot_answers_a_legal_action_for_a_tracking_bot_given_the_moves() -> None:
+    state, moves = _midgame(6)
+    with arena.SimpleBot.popen("greedy", game="btt") as bot:
+        answer = bot.play(state, 1.0, moves=moves)
+        assert isinstance(answer, arena.Answer) and answer.action in state.legal_actions()
+        assert answer.info is None  # it followed the game: no "lost track" comment
+        again = bot.play(state, 1.0, moves=moves)  # a second game in the same process
+        assert again.action == answer.action
+        with pytest.raises(ValueError, match="do not lead to the state"):
+            bot.play(state, 1.0, moves=moves[:-1])
+
+
+def test_simplebot_runs_in_the_bots_sandbox() -> None:
+    if not probe().sandbox:
+        pytest.skip(f"no sandbox here: {probe().why}")
+    script = "import json,os,sys\nfor l in sys.stdin:\n m=json.loads(l)\n if m['type']=='hello': " \
+             "print(json.dumps({'type':'ready','name':os.environ.get('HOME','')}),flush=True)\n " \
+             "elif m['type']=='quit': break"
+    with arena.SimpleBot.popen([sys.executable, "-c", script]) as bot:
+        assert bot.name == "/scratch"  # the sandbox's home, as under the referee
+    with arena.SimpleBot.popen([sys.executable, "-c", script], sandbox=False) as bot:
+        assert bot.name == os.environ.get("HOME", "")
+
+
+def test_simplebot_faults_are_the_referees_and_the_bot_starts_afresh() -> None:
+    state, _ = _midgame(0)
+    illegal = resolve_bot("zoo/illegal", "btt")
+    illegal.env["ZOO_PLY"] = "1"
+    with arena.SimpleBot.popen(illegal) as bot:
+        for _ in range(2):  # killed after its fault, started again for the next decision
+            with pytest.raises(arena.BotFault) as fault:
+                bot.play(state, 1.0)
+            assert fault.value.reason == arena.Termination.ILLEGAL_ACTION
+    assert len(bot.pgids) == 2 and all(processes_in_group(p) == [] for p in bot.pgids)
+    slow = resolve_bot("zoo/slow", "btt")
+    slow.env.update(ZOO_PLY="1", ZOO_SECONDS="5")
+    with arena.SimpleBot.popen(slow) as bot:
+        with pytest.raises(arena.BotFault) as fault:
+            bot.play(state, "100ms")
+        assert fault.value.reason == arena.Termination.TIME_OUT
+
+
+def test_simplebot_that_cannot_start_is_a_startup_fault() -> None:
+    with pytest.raises(arena.BotFault) as fault:
+        arena.SimpleBot.popen([sys.executable, "-c", "import sys; sys.exit(4)"])
+    assert fault.value.reason == arena.Termination.STARTUP_FAILURE
+    with pytest.raises(arena.ArenaError, match="a bot per game"):
+        arena.SimpleBot.popen("greedy")
+
+
+def test_bot_is_the_async_face_and_quits_its_process() -> None:
+    state, moves = _midgame(2)
+
+    async def main() -> tuple[str, arena.Bot]:
+        async with arena.Bot.popen("random", game="btt") as bot:
+            answer = await bot.play(state, 1.0, moves=moves)
+        return answer.action, bot
+
+    action, bot = trio.run(main)
+    assert action in state.legal_actions() and not bot.player.alive
+    assert len(bot.pgids) == 1 and processes_in_group(bot.pgids[0]) == []
