@@ -3,25 +3,21 @@ its leaderboard."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Literal
+from typing import Annotated, Literal
 
 import typer
 from rich.live import Live
 
-from arena.cli.common import console, fail, warn, warn_isolation
+from arena.cli.common import arena_errors, console, fail, warn, warn_isolation
 from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
-from arena.league.runner import LeagueRunner, open_league
-from arena.league.store import LeagueStore
+from arena.league.session import LeagueSession, league_standings
+from arena.league.standings import rich_tables, to_csv, to_json, to_markdown
 from arena.match_runner import run_sync
-
-if TYPE_CHECKING:
-    from arena.cluster.executor import DaskExecutor
-from arena.league.standings import compute_standings, rich_tables, to_csv, to_json, to_markdown
 
 league_app = typer.Typer(
     rich_markup_mode="markdown",
@@ -80,24 +76,28 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
         warn(warning)
     warn_isolation(league.limits)
     try:
-        store, schedule = open_league(league)
+        session = LeagueSession(league)
     except (ArenaError, OSError) as exc:
         raise fail(str(exc)) from None
-    if store.kept_records is not None:
-        warn(f"{league.records} held games the database does not; it was kept as {store.kept_records.name} and "
-             "rebuilt from the database")
-    runner = LeagueRunner(league, store, schedule)
-    progress = runner.progress
-    if not runner.pending:
-        store.close()
-        if progress.done == progress.total:
-            console.print(f"{league.name}: all {progress.total} games are already played ({league.output})")
-        return _unfinished(league, runner)
-    if progress.done:
-        console.print(f"resuming {league.name}: {progress.done} of {progress.total} games already played")
-    executor = _executor(league, store)
-    if executor is not None:
-        runner.executor = executor
+    with session:
+        if session.kept_records is not None:
+            warn(session.kept_records)
+        progress = session.runner.progress
+        if not session.runner.pending:
+            if progress.done == progress.total:
+                console.print(f"{league.name}: all {progress.total} games are already played ({league.output})")
+            return session.unfinished()
+        if progress.done:
+            console.print(f"resuming {league.name}: {progress.done} of {progress.total} games already played")
+        with arena_errors():
+            session.connect(lambda text: console.print(text, highlight=False))
+        _play(session, quiet, resume_hint, page)
+        return session.unfinished()
+
+
+def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str, int] | None) -> None:
+    """The league's games under a live view (or a line per game), its page beside them."""
+    league, progress = session.league, session.runner.progress
     live_view = console.is_terminal and not quiet
     if not live_view and not quiet:
         printed = [progress.news]
@@ -107,65 +107,26 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
                 printed[0] = progress.news
                 console.print(f"[{progress.done}/{progress.total}] {progress.latest[-1]}", highlight=False)
 
-        runner.on_change = print_new
-    work = runner.run if page is None else _served(league, runner, *page)
+        session.runner.on_change = print_new
+
+    def announce(url: str) -> None:
+        console.print(f"[bold]live page: {url}[/] (read-only; `arena serve` shows it after the league too)",
+                      highlight=False)
+
     try:
-        if live_view:
-            with Live(LiveLeagueView(league, progress), console=console, refresh_per_second=4):
-                run_sync(work, stop_on_signals=True)
-        else:
-            run_sync(work, stop_on_signals=True)
+        with Live(LiveLeagueView(league, progress), console=console, refresh_per_second=4) if live_view \
+                else contextlib.nullcontext():
+            run_sync(lambda: session.run(page, announce), stop_on_signals=True)
     except KeyboardInterrupt:
-        stored = len(store.finished_indices())
         raise fail(
             f"interrupted: {len(progress.playing)} game(s) in flight were abandoned and will be replayed; "
-            f"{stored} of {progress.total} games are stored in {league.output}. "
+            f"{session.stored()} of {progress.total} games are stored in {league.output}. "
             f"Run `{resume_hint}` to resume.", 130) from None
     except ArenaError as exc:
         raise fail(f"{exc}\n(resume with `{resume_hint}`)") from None
     except OSError as exc:
         raise fail(f"cannot write to {league.output}: {exc.strerror or exc}; the games stored so far are kept: "
                    f"fix it and run `{resume_hint}` to resume") from None
-    finally:
-        store.close()
-        if executor is not None:
-            executor.close()
-    return _unfinished(league, runner)
-
-
-def _executor(league: League, store: LeagueStore) -> DaskExecutor | None:
-    """The cluster that plays the league, connected, when the league has one."""
-    if league.cluster is None:
-        return None
-    from arena.cluster.executor import DaskExecutor, check_folders
-
-    leave_out = (league.output.resolve(),)
-    try:
-        check_folders(league.bots, leave_out, league.max_folder_mb)
-        executor = DaskExecutor(league.cluster, leave_out)
-        console.print(f"connecting to the Dask cluster {league.cluster} ...", highlight=False)
-        executor.connect()
-    except ArenaError as exc:
-        store.close()
-        raise fail(str(exc)) from None
-    console.print(f"the cluster has {executor.threads()} worker thread(s): {executor.threads()} games at once",
-                  highlight=False)
-    return executor
-
-
-def _served(league: League, runner: LeagueRunner, host: str, port: int) -> Callable[[], Awaitable[None]]:
-    """The league's run with its live page served beside it."""
-    from arena.web.live import in_process_page
-    from arena.web.server import serve_during
-
-    def announce(url: str) -> None:
-        console.print(f"[bold]live page: {url}[/] (read-only; `arena serve` shows it after the league too)",
-                      highlight=False)
-
-    async def work() -> None:
-        await serve_during(in_process_page(league, runner.under_way).app, host, port, announce, runner.run)
-
-    return work
 
 
 @league_app.command("serve")
@@ -204,36 +165,15 @@ def serve_league_page(league: League, host: str, port: int) -> None:
         raise fail(str(exc)) from None
 
 
-def _unfinished(league: League, runner: LeagueRunner) -> str:
-    """Why a league is not complete after a run: games voided by the arena's own errors."""
-    log = league.logs / "arena-errors.log"
-    if runner.voided:
-        rounds = ", ".join(game.round for game, _ in runner.voided[:10])
-        return (f"{len(runner.voided)} game(s) were stopped by an error of the arena (rounds {rounds}); they are "
-                f"void, not scored, and are played again when the league is run again. Tracebacks: {log}")
-    if runner.given_up:
-        rounds = ", ".join(game.round for game in runner.given_up[:10])
-        return (f"{len(runner.given_up)} game(s) failed with an error of the arena "
-                f"{1 + league.infrastructure_retries} times (rounds {rounds}) and are left out; tracebacks: {log}. "
-                "Please report it; raise infrastructure_retries in the league file to try them again")
-    return ""
-
-
 Format = Literal["table", "markdown", "csv", "json"]
 
 
 def print_tables(league: League, fmt: Format, output: Path | None = None) -> None:
     """The leaderboard and crosstable of the games stored so far."""
     try:
-        store, _ = open_league(league)
+        standings, total = league_standings(league)
     except (ArenaError, OSError) as exc:
         raise fail(str(exc)) from None
-    try:
-        standings = compute_standings([b.name for b in league.bots], league.seats, store.games(),
-                                      league.game.score_name, store.void_seatings())
-        total = len(store.scheduled())
-    finally:
-        store.close()
     title = f"{league.name} ({league.game.name})"
     if fmt == "table":
         board, cross = rich_tables(standings, title)

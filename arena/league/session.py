@@ -1,0 +1,112 @@
+"""A league's run as one piece, for the command line and for code: its store opened and
+checked against the league file, its pending games played on this machine or on a
+Dask cluster (with its live page beside them when asked), what keeps it from being
+complete, and its standings so far."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from arena.league.config import League
+from arena.league.runner import LeagueRunner, open_league
+from arena.league.standings import Standings, compute_standings
+
+if TYPE_CHECKING:
+    from arena.cluster.executor import DaskExecutor
+
+Say = Callable[[str], None]
+"""Where a session tells a person what it is doing (connecting, a page's address)."""
+
+
+class LeagueSession:
+    """An opened league: its store, its runner, and the cluster that plays it, if any.
+    A context manager: leaving it closes the store and the cluster's connection."""
+
+    def __init__(self, league: League) -> None:
+        self.league = league
+        self.store, schedule = open_league(league)  # ArenaError or OSError: nothing is left open
+        self.runner = LeagueRunner(league, self.store, schedule)
+        self.executor: DaskExecutor | None = None
+
+    @property
+    def kept_records(self) -> str | None:
+        """What became of a record file that held games the database does not (kept
+        aside under this name, and rebuilt from the database), if that happened."""
+        kept = self.store.kept_records
+        return None if kept is None else (f"{self.league.records} held games the database does not; it was kept as "
+                                          f"{kept.name} and rebuilt from the database")
+
+    def connect(self, say: Say) -> None:
+        """Connect to the league's Dask cluster, when it has one, after checking that
+        its bots' folders can travel; ArenaError if it cannot be used."""
+        league = self.league
+        if league.cluster is None:
+            return
+        from arena.cluster.executor import DaskExecutor, check_folders
+
+        leave_out = (league.output.resolve(),)
+        check_folders(league.bots, leave_out, league.max_folder_mb)
+        executor = DaskExecutor(league.cluster, leave_out)
+        say(f"connecting to the Dask cluster {league.cluster} ...")
+        executor.connect()
+        self.executor = executor
+        self.runner.executor = executor
+        say(f"the cluster has {executor.threads()} worker thread(s): {executor.threads()} games at once")
+
+    async def run(self, page: tuple[str, int] | None = None, announce: Say | None = None) -> None:
+        """Play every pending game, storing each as it ends; with `page` (host, port),
+        serve the league's live page beside them, `announce` getting its address."""
+        if page is None:
+            await self.runner.run()
+            return
+        from arena.web.live import in_process_page
+        from arena.web.server import serve_during
+
+        host, port = page
+        await serve_during(in_process_page(self.league, self.runner.under_way).app, host, port,
+                           announce or (lambda url: None), self.runner.run)
+
+    def stored(self) -> int:
+        """Games stored in the database so far."""
+        return len(self.store.finished_indices())
+
+    def unfinished(self) -> str:
+        """Why the league is not complete after a run ("" when it is): games voided by
+        the arena's own errors, or given up after too many."""
+        league, runner = self.league, self.runner
+        log = league.logs / "arena-errors.log"
+        if runner.voided:
+            rounds = ", ".join(game.round for game, _ in runner.voided[:10])
+            return (f"{len(runner.voided)} game(s) were stopped by an error of the arena (rounds {rounds}); they are "
+                    f"void, not scored, and are played again when the league is run again. Tracebacks: {log}")
+        if runner.given_up:
+            rounds = ", ".join(game.round for game in runner.given_up[:10])
+            return (f"{len(runner.given_up)} game(s) failed with an error of the arena "
+                    f"{1 + league.infrastructure_retries} times (rounds {rounds}) and are left out; tracebacks: "
+                    f"{log}. Please report it; raise infrastructure_retries in the league file to try them again")
+        return ""
+
+    def close(self) -> None:
+        self.store.close()
+        if self.executor is not None:
+            self.executor.close()
+
+    def __enter__(self) -> LeagueSession:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 trace: TracebackType | None) -> None:
+        self.close()
+
+
+def league_standings(league: League) -> tuple[Standings, int]:
+    """The standings of the games stored so far, and the number of games scheduled."""
+    store, _ = open_league(league)
+    try:
+        standings = compute_standings([b.name for b in league.bots], league.seats, store.games(),
+                                      league.game.score_name, store.void_seatings())
+        return standings, len(store.scheduled())
+    finally:
+        store.close()
