@@ -120,9 +120,8 @@ class Bot:
             from dataclasses import replace
 
             base = replace(base, sandbox=sandbox)
-        from arena.referee.process import launch_process
-
-        player = BotPlayer(spec, log, spec.limits or base, timing, launch_process, (secret_path(),))
+        # The referee's own default launcher: the bot's sandbox, cgroups and limits.
+        player = BotPlayer(spec, log, spec.limits or base, timing, hidden=(secret_path(),))
         bot = cls(player, nursery, known)
         await bot._ensure_started()
         return bot

@@ -93,8 +93,7 @@ def match_command(options: MatchOptions) -> None:
     pentanomial counts of the pairs. With --sprt, stop when the test decides."""
     with json_output(options.json_flag):
         bots, params = options.bots_and_sprt()
-        request = match_request(options.game_id, bots, options.games, options.seeds, options.times, options.option,
-                                options.setup, options.book, out=options.out, log_protocol=options.log_protocol,
+        request = match_request(options, bots, out=options.out, log_protocol=options.log_protocol,
                                 event="arena match")
         with arena_errors():
             paired = prepare_pairs(request, options.concurrency, params, notes=warn)

@@ -13,7 +13,7 @@ import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, Protocol, TypeVar
 
 import typer
 
@@ -181,11 +181,31 @@ class Openings:
     random_opening: RandomOpeningArg = 0
 
 
-def match_request(game: str, bots: list[str], games: int, seeds: Seeds, times: Times, option: list[str] | None,
-                  setup: BotSetup, book: Openings, **more: Any) -> MatchRequest:
-    """The library's request for a match from the shared groups (`more`: the rest of
+class MatchGroups(Protocol):
+    """What `arena play` and `arena match` share: the game, the length, the groups."""
+
+    @property
+    def game_id(self) -> str: ...
+    @property
+    def games(self) -> int: ...
+    @property
+    def seeds(self) -> Seeds: ...
+    @property
+    def times(self) -> Times: ...
+    @property
+    def option(self) -> list[str] | None: ...
+    @property
+    def setup(self) -> BotSetup: ...
+    @property
+    def book(self) -> Openings: ...
+
+
+def match_request(options: MatchGroups, bots: list[str], **more: Any) -> MatchRequest:
+    """The library's request for a match from a command's options (`more`: the rest of
     MatchRequest's fields)."""
-    return MatchRequest(game, bots, games, seed=seeds.seed, bot_seed=seeds.bot_seed, options=option or (),
-                        per_move=times.time_per_move, clock=times.clock, startup=times.startup_time,
-                        grace=times.grace, limits=setup.limits(), registry=setup.bots_file, openings=book.openings,
-                        random_opening=book.random_opening, **more)
+    seeds, times, book = options.seeds, options.times, options.book
+    return MatchRequest(options.game_id, bots, options.games, seed=seeds.seed, bot_seed=seeds.bot_seed,
+                        options=options.option or (), per_move=times.time_per_move, clock=times.clock,
+                        startup=times.startup_time, grace=times.grace, limits=options.setup.limits(),
+                        registry=options.setup.bots_file, openings=book.openings, random_opening=book.random_opening,
+                        **more)

@@ -75,8 +75,7 @@ class PlayOptions:
     book: Openings = Openings()
 
     def request(self) -> MatchRequest:
-        return match_request(self.game_id, self.bots, self.games, self.seeds, self.times, self.option, self.setup,
-                             self.book, out=self.out, log_dir=self.log_dir, log_protocol=self.log_protocol,
+        return match_request(self, self.bots, out=self.out, log_dir=self.log_dir, log_protocol=self.log_protocol,
                              people=True)
 
 
