@@ -167,7 +167,7 @@ class Bot:
         clocks = SeatClocks([control] * state.num_seats)
         await self._ensure_started()
         player = self.player
-        player.new_game(self.games, False)
+        await player.new_game(self.games, False)
         await self._ensure_started()  # a bot whose folders could not be emptied starts afresh
         try:
             players = [self.name if s == seat else "?" for s in range(state.num_seats)]
