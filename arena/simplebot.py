@@ -25,6 +25,7 @@ from arena.referee.botnames import PER_GAME, BotNameError, resolve_bot
 from arena.referee.decision import Answer, Decision
 from arena.referee.faults import BotFault
 from arena.referee.player import BotPlayer, Timing
+from arena.referee.reaper import process_reaper
 from arena.referee.seeds import derived_bot_seed, random_seed, secret_path
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import SeatClocks, TimeControl
@@ -193,9 +194,11 @@ class Bot:
         return answer
 
     async def quit(self) -> None:
-        """Ask the bot to exit, then kill it and everything it started."""
+        """Ask the bot to exit, then kill it and everything it started, and wait until
+        every process it ran is reaped (as a match does before it returns)."""
         await self.player.quit()
         self.player.dispose()
+        await process_reaper().settle(self.player.pgids)
 
 
 def _control(limit: Limit) -> TimeControl:
