@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 
 from arena.match_request import MatchRequest, PreparedMatch, prepare_match
 from arena.match_runner import play_prepared, run_sync
+from arena.match_setup import SetupError
 from arena.paired_match import PairedResult, prepare_pairs
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
@@ -87,13 +89,9 @@ def _request(game: str, bots: Sequence[BotName], games: int, seed: int | None, t
              limits: Limits | None, sandbox: bool, log_dir: str | PathLike[str] | None,
              event: str = "arena play") -> MatchRequest:
     if games < 1:
-        from arena.match_setup import SetupError
-
         raise SetupError(f"games={games}: play at least one game")
     base = limits or Limits()
     if base.sandbox != sandbox:
-        from dataclasses import replace
-
         base = replace(base, sandbox=sandbox)
     return MatchRequest(game, list(bots), games, seed, bot_seed, dict(options or {}),
                         time_controls=time_controls(time), limits=base, find_registry=False,

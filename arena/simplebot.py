@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -118,13 +119,16 @@ class Bot:
         spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(seed).encode(), 0))
         base = limits or Limits()
         if base.sandbox != sandbox:
-            from dataclasses import replace
-
             base = replace(base, sandbox=sandbox)
         # The referee's own default launcher: the bot's sandbox, cgroups and limits.
         player = BotPlayer(spec, log, spec.limits or base, timing, hidden=(secret_path(),))
         bot = cls(player, nursery, known)
-        await bot._ensure_started()
+        try:
+            await bot._ensure_started()
+        except BaseException:
+            with trio.CancelScope(shield=True):
+                await bot.quit()  # what it started is reaped before the fault is told
+            raise
         return bot
 
     @property
@@ -230,11 +234,16 @@ class SimpleBot:
         self._failure: BaseException | None = None
         self._thread: threading.Thread | None = None
         self._pgids: list[int] = []
+        self._lock = threading.Lock()
 
     @classmethod
-    def popen(cls, command: str | Sequence[str] | BotSpec, **settings: Any) -> SimpleBot:
-        """Start the bot (arguments as Bot.popen's) and complete its handshake; BotFault
-        if it does not start."""
+    def popen(cls, command: str | Sequence[str] | BotSpec, *, game: str | None = None, limits: Limits | None = None,
+              sandbox: bool = True, timing: Timing = Timing(), bot_seed: int | None = None,
+              log: Path | None = None) -> SimpleBot:
+        """Start the bot and complete its handshake (the arguments are Bot.popen's);
+        BotFault if it does not start."""
+        settings = {"game": game, "limits": limits, "sandbox": sandbox, "timing": timing, "bot_seed": bot_seed,
+                    "log": log}
         simple = cls()
         simple._thread = threading.Thread(target=simple._serve, args=(command, settings), daemon=True,
                                           name="arena-simplebot")
@@ -270,7 +279,8 @@ class SimpleBot:
             return await work(bot)
 
         try:
-            return trio.from_thread.run(call, trio_token=self._token)
+            with self._lock:  # one request at a time, whichever thread asks
+                return trio.from_thread.run(call, trio_token=self._token)
         except BaseExceptionGroup as group:
             raise _unwrapped(group) from None
 
