@@ -1,10 +1,12 @@
 """A test bot that writes down everything it is told: `python tests/recording_bot.py`.
 
 Every line the referee sends is appended, as received, to the file named by the
-RECORDING_BOT_FILE environment variable; the bot plays a uniformly random legal action
-(seeded by ARENA_BOT_SEED). The secrets test reads the file back and checks that no
-message held a tile the seat was not allowed to know. Standard library and
-protocol.bot only.
+RECORDING_BOT_FILE environment variable, or, without it (a sandboxed bot can write no
+file the test could read), to stderr after the prefix `RECORDED ` (the referee keeps
+stderr in the bot's log); the bot plays a uniformly random legal action (seeded by
+ARENA_BOT_SEED). The secrets tests read the lines back and check that no message held a
+tile the seat was not allowed to know, and that no process started a game whose deal
+it had seen. Standard library and protocol.bot only.
 """
 
 from __future__ import annotations
@@ -21,17 +23,19 @@ if __package__ in (None, ""):
 from protocol.bot import run
 
 ENV = "RECORDING_BOT_FILE"
+PREFIX = "RECORDED "
 
 
 class Tee:
     """Iterates over stdin, appending each line to the log before handing it on."""
 
-    def __init__(self, path: str) -> None:
-        self.log = open(path, "a", encoding="utf-8")  # noqa: SIM115 (open for the process's life)
+    def __init__(self, path: str | None) -> None:
+        self.log = open(path, "a", encoding="utf-8") if path else sys.stderr  # noqa: SIM115 (for the process's life)
+        self.prefix = "" if path else PREFIX
 
     def __iter__(self) -> Iterator[str]:
         for line in sys.stdin:
-            self.log.write(line if line.endswith("\n") else line + "\n")
+            self.log.write(self.prefix + (line if line.endswith("\n") else line + "\n"))
             self.log.flush()
             yield line
 
@@ -43,7 +47,7 @@ def main() -> None:
     def choose(request: dict[str, Any], game: dict[str, Any]) -> str:
         return str(rng.choice(request["legal"]))
 
-    run(choose, name="recorder", stdin=Tee(os.environ[ENV]))  # type: ignore[arg-type]
+    run(choose, name="recorder", stdin=Tee(os.environ.get(ENV)))  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

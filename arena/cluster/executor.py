@@ -26,6 +26,7 @@ from arena.cluster.units import MAX_FOLDER_MB, PackageError, folder_size, pack_f
 from arena.errors import ArenaError
 from arena.league.executor import GameSink, Job
 from arena.league.schedule import ScheduledGame
+from arena.referee.botfolder import placed
 from arena.referee.spec import BotSpec
 
 RESUBMISSIONS = 5
@@ -58,7 +59,9 @@ def bot_folders(specs: list[BotSpec]) -> list[Path]:
     root = shipped_root()
     folders = []
     for spec in specs:
-        folder = Path(spec.cwd).resolve() if spec.cwd else Path.cwd().resolve()
+        folder = placed(spec).folder
+        if folder is None:
+            continue  # a bot without a folder of its own has nothing to ship
         if folder != root and root not in folder.parents and folder not in folders:
             folders.append(folder)
     return folders

@@ -23,6 +23,7 @@ import bots as shipped_bots_package
 from arena.errors import ArenaError
 from arena.league.executor import Job
 from arena.league.schedule import ScheduledGame
+from arena.referee.botfolder import placed
 from arena.referee.match import MatchConfig, PlannedGame
 from arena.referee.player import Timing
 from arena.referee.spec import BotSpec, Limits
@@ -54,6 +55,7 @@ class PortableBot:
     env: dict[str, str]
     limits: Limits | None
     time_control: TimeControl | None
+    ro_paths: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,32 +144,43 @@ def unpack(name: str, data: bytes, cache: Path) -> Path:
 def portable_bot(spec: BotSpec, packages: dict[Path, str]) -> PortableBot:
     """`spec` with this machine's paths named; `packages` maps each packed folder to
     its package name."""
-    folder = Path(spec.cwd).resolve() if spec.cwd else Path.cwd().resolve()
+    placing = placed(spec)
+    if placing.folder is None:
+        return PortableBot(spec.name, [PYTHON if p == sys.executable else p for p in placing.argv], NO_FOLDER,
+                           dict(spec.env), spec.limits, spec.time_control, spec.ro_paths)
+    folder = placing.folder
     root = shipped_root()
     if folder == root or root in folder.parents:
         where = f"shipped:{folder.relative_to(root)}"
     else:
         where = packages[folder]
     command = []
-    for part in spec.command:
+    for part in placing.argv:
         if part == sys.executable:
             command.append(PYTHON)
         elif part.startswith(str(folder) + os.sep):
             command.append(FOLDER + part[len(str(folder)):])
         else:
             command.append(part)
-    return PortableBot(spec.name, command, where, dict(spec.env), spec.limits, spec.time_control)
+    return PortableBot(spec.name, command, where, dict(spec.env), spec.limits, spec.time_control, spec.ro_paths)
 
 
-def local_spec(bot: PortableBot, folder: Path) -> BotSpec:
+NO_FOLDER = "none:"
+"""The `folder` of a bot whose command names no file: it runs in its scratch folder."""
+
+
+def local_spec(bot: PortableBot, folder: Path | None) -> BotSpec:
     """The BotSpec that starts `bot` on this machine, its folder at `folder`."""
-    command = [sys.executable if part == PYTHON else part.replace(FOLDER, str(folder), 1) if part.startswith(FOLDER)
-               else part for part in bot.command]
-    return BotSpec(bot.name, command, str(folder), dict(bot.env), bot.limits, bot.time_control)
+    command = [sys.executable if part == PYTHON else part.replace(FOLDER, str(folder), 1)
+               if part.startswith(FOLDER) and folder is not None else part for part in bot.command]
+    return BotSpec(bot.name, command, None if folder is None else str(folder), dict(bot.env), bot.limits,
+                   bot.time_control, ro_paths=bot.ro_paths)
 
 
-def bot_folder(bot: PortableBot, cache: Path) -> Path:
+def bot_folder(bot: PortableBot, cache: Path) -> Path | None:
     """Where `bot`'s folder is on this machine (a package must be unpacked first)."""
+    if bot.folder == NO_FOLDER:
+        return None
     kind, _, rest = bot.folder.partition(":")
     if kind == "shipped":
         return shipped_root() / rest

@@ -47,6 +47,7 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     scratch_mb: int | None = None
     time_per_move: str | float | None = None
     clock: str | None = None
+    ro_paths: list[str] = []
 
 
 class TimeSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
@@ -394,10 +395,11 @@ def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limi
     key = f"bots[{index}]"
     try:
         if registry is not None and isinstance(entry.command, str) and entry.command.strip() in registry:
-            _check_entry(index, entry, base)
+            cwd = _check_entry(index, entry, base)
             spec = registry.spec(entry.command.strip(), game.id, limits)
             spec.name = entry.name
             spec.env.update(entry.env)
+            spec.ro_paths += ro_paths(f"{key}.ro_paths", entry.ro_paths, cwd)
         else:
             spec = _resolve_bot(index, entry, game, base)
     except RegistryError as exc:
@@ -443,8 +445,23 @@ def _resolve_bot(index: int, entry: BotEntry, game: Game, base: Path) -> BotSpec
     key = f"bots[{index}]"
     cwd = _check_entry(index, entry, base)
     try:
-        spec = resolve_bot(entry.command, game.id, cwd)
+        spec = resolve_bot(entry.command, game.id, cwd if entry.cwd is not None else None, base)
     except BotNameError as exc:
         raise LeagueFileError(f"{key}.command: {exc}") from None
-    # A shipped bot keeps its own folder: its sandbox never shows the league's folder.
-    return BotSpec(entry.name, spec.command, spec.cwd or str(cwd), dict(entry.env))
+    # Without a cwd a bot runs in its program's folder (a shipped bot in its own): its
+    # sandbox never shows the league's folder.
+    return BotSpec(entry.name, spec.command, spec.cwd, dict(entry.env),
+                   ro_paths=ro_paths(f"{key}.ro_paths", entry.ro_paths, cwd))
+
+
+def ro_paths(key: str, given: list[str], base: Path) -> tuple[str, ...]:
+    """A bot's read-only paths (relative ones from `base`), each of which must exist."""
+    paths = []
+    for text in given:
+        _check_text(key, text)
+        path = (base / text).resolve()
+        if not path.exists():
+            raise LeagueFileError(f"{key}: no such file or folder {excerpt(str(path), 200)} (relative paths start at "
+                                  "the bot's cwd)")
+        paths.append(str(path))
+    return tuple(paths)

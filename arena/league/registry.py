@@ -44,6 +44,7 @@ class RegistryEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     max_processes: int | None = None
     cpus: float | None = None
     scratch_mb: int | None = None
+    ro_paths: list[str] = []
 
 
 @dataclass(frozen=True)
@@ -65,9 +66,17 @@ class Registry:
             raise RegistryError(f"{where} cwd: no such folder {excerpt(str(folder), 200)} (cwd is relative to the "
                                 "registry file)")
         try:
-            spec = resolve_bot(entry.command, game_id, folder)
+            spec = resolve_bot(entry.command, game_id, folder if entry.cwd is not None else None, folder)
         except BotNameError as exc:
             raise RegistryError(f"{where} command: {exc}") from None
+        allowed = []
+        for text in entry.ro_paths:
+            path = (folder / text).resolve()
+            if not path.exists():
+                raise RegistryError(f"{where} ro_paths: no such file or folder {excerpt(str(path), 200)} (relative "
+                                    "paths start at the bot's cwd)")
+            allowed.append(str(path))
+        spec.ro_paths = tuple(allowed)
         spec.name, spec.named = name, True
         spec.env.update(entry.env)
         spec.limits = _limits(where, entry, base)
@@ -102,7 +111,7 @@ def load_registry(path: Path) -> Registry:
         where = at.rstrip("`").lstrip(".").replace("[", " [") if at else ""
         raise RegistryError(f"{path}: {where + ': ' if where else ''}{text}; each bot is a table [NAME] with "
                             "`command` (required), and optionally cwd, env, time_per_move, clock, memory_mb, "
-                            "max_processes, cpus, scratch_mb") from None
+                            "max_processes, cpus, scratch_mb, ro_paths") from None
     except (msgspec.DecodeError, ValueError, RecursionError) as exc:
         raise RegistryError(f"{path}: not valid TOML: {exc}") from None
     for name in entries:

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
+from arena.referee.botfolder import place
 from arena.referee.spec import BotSpec
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
@@ -68,20 +69,23 @@ def _script_command(path: Path) -> list[str]:
     return [str(path)]
 
 
-def resolve_bot(command: str | list[str], game_id: str, folder: Path | None = None) -> BotSpec:
+def resolve_bot(command: str | list[str], game_id: str, folder: Path | None = None,
+                base: Path | None = None) -> BotSpec:
     """The one way a bot is named, on the command line and in league files: a shipped
     bot's short name (random, greedy, zoo/crash, btt-greedy), a command line (split like
     a shell's) or an argv list. Relative paths are taken from `folder`, where the bot
-    then runs (default: the current folder; a shipped bot runs in its own); a Python
-    script runs with this interpreter. BotNameError says why a command cannot work."""
+    then runs, when one is given (a league's or registry's `cwd`); else from `base`
+    (default: the current folder), and the bot runs in its program's folder (see
+    arena/referee/botfolder.py; a shipped bot runs in its own); a Python script runs
+    with this interpreter. BotNameError says why a command cannot work."""
     try:
-        return _resolve(command, game_id, folder)
+        return _resolve(command, game_id, folder, base)
     except OSError as exc:
         shown = command if isinstance(command, str) else " ".join(command)
         raise BotNameError(f"{excerpt(shown, 200)}: {exc.strerror or exc}; check the bot's command") from None
 
 
-def _resolve(command: str | list[str], game_id: str, folder: Path | None) -> BotSpec:
+def _resolve(command: str | list[str], game_id: str, folder: Path | None, given_base: Path | None) -> BotSpec:
     cwd = None if folder is None else str(folder)
     if isinstance(command, str):
         name = command.strip()
@@ -103,7 +107,7 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None) -> Bot
     if not argv or not argv[0]:
         raise BotNameError(f"an empty command: give a shipped bot ({', '.join(shipped_names(game_id))}) "
                            "or a command line")
-    base = folder or Path.cwd()
+    base = folder or given_base or Path.cwd()
     program = argv[0]
     if "/" in program or program.endswith(".py"):
         path = Path(program) if Path(program).is_absolute() else base / program
@@ -117,8 +121,12 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None) -> Bot
     elif shutil.which(program) is None:
         raise BotNameError(f"{excerpt(program, 200)} is not a shipped bot ({', '.join(shipped_names(game_id))}) "
                            "nor a command found on PATH")
-    check_command(argv, folder)
-    return BotSpec(_display_name(argv, base), argv, cwd, named=False)
+    check_command(argv, base)
+    name = _display_name(argv, base)
+    if folder is None:
+        placed = place(argv, base)
+        argv, cwd = placed.argv, None if placed.folder is None else str(placed.folder)
+    return BotSpec(name, argv, cwd, named=False)
 
 
 SCRIPT_SUFFIXES = (".py", ".js", ".mjs", ".pl", ".rb", ".lua", ".sh", ".php", ".jar", ".R", ".jl")

@@ -15,6 +15,7 @@ from pathlib import Path
 import trio
 
 from arena.games.base import Game
+from arena.referee.botfolder import check_bots, placed
 from arena.referee.channel import Launcher
 from arena.referee.faults import BotFault
 from arena.referee.openings import Opening
@@ -148,6 +149,7 @@ async def play_match(
 ) -> MatchResult:
     """Play the match's games between the bots of `specs` (one per seat)."""
     specs = unique_names(specs)
+    check_bots(specs, config.limits, [*config.hidden, *([config.log_dir] if config.log_dir else [])])
     options = config.game.resolve_options(config.options)
     config.game.check_seats(len(specs), options)
     if config.log_dir is not None:
@@ -280,15 +282,12 @@ def _hidden(config: MatchConfig) -> tuple[Path, ...]:
     return tuple(hidden)
 
 
-def _folder(spec: BotSpec) -> Path:
-    return Path(spec.cwd).resolve() if spec.cwd else Path.cwd().resolve()
-
-
 def _other_folders(specs: list[BotSpec], own: int) -> tuple[Path, ...]:
     """The folders of the other bots of the match, which bot `own` may not read (the
     sandbox masks them where its own readable folders would show them)."""
-    mine = _folder(specs[own])
-    return tuple({_folder(spec) for i, spec in enumerate(specs) if i != own} - {mine})
+    folders = [placed(spec).folder for spec in specs]
+    mine = folders[own]
+    return tuple({f for f in folders if f is not None and f != mine})
 
 
 def _safe(name: str) -> str:

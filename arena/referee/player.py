@@ -178,8 +178,12 @@ class BotPlayer:
         self.kill()
 
     def kill(self) -> None:
+        """End the bot's process. What it saw goes with it; but the seeds noted for a
+        process still to start (new_game kills, then the restart kills again with no
+        process) stay: clearing them there let a restarted process play the rest of a
+        rotation's games, one deal, from every seat (The Tree with 3 or 4 seats)."""
         if self.channel is not None:
             self.channel.kill()
+            self.seen_seeds = set()
         self.channel = None
         self.ready = None
-        self.seen_seeds = set()

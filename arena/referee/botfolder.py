@@ -1,0 +1,281 @@
+"""A bot's folder and the files its command may name.
+
+A bot's folder is its program's folder: the folder of the script its interpreter runs
+(`python3 bots/mine/bot.py`: bots/mine), or of the program its command starts with
+(`./mybot`, `/opt/engine/run`), or the `cwd` its league entry or registry entry states.
+It is never the folder the arena happens to be started in. A command that names no file
+(`python3 -m mybot`) has no folder: it runs in its empty scratch folder, unless a `cwd`
+is stated.
+
+A sandboxed bot sees its own folder read-only and nothing else of the user's: every
+argument that names a file or folder outside it (and outside the system, the arena's
+own packages and the program's installation) is refused before the first game, unless
+the user allows it read-only (`--ro PATH`, `ro_paths`). The arena's output (records,
+logs, the league's folder) may not lie inside a sandboxed bot's folder either: such a
+run is refused before its first game with the fix, since a file the arena writes there
+later could reach the bot. Files an earlier run left there (records, logs, databases,
+live.json) are never shown (see `ARTIFACTS`).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import shutil
+import stat
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.errors import ArenaError, excerpt
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.toolchain import SHARED_DIRS, home_folders, is_system, within
+
+INTERPRETERS = ("python", "pypy", "node", "nodejs", "deno", "bun", "ruby", "perl", "php", "lua", "luajit", "java",
+                "Rscript", "julia", "sh", "bash", "dash", "zsh", "ksh", "fish", "env", "tclsh", "guile", "racket",
+                "ocaml", "dotnet", "mono", "elixir", "erl", "escript", "swipl", "sbcl", "runghc", "stack", "go",
+                "cargo", "uv", "poetry", "pipenv", "conda", "timeout", "nice", "stdbuf", "taskset")
+"""Programs that run another file: a command starting with one has the folder of the
+file it runs (python3.12, node20 and the like count by their stem)."""
+
+ARTIFACTS = ("*.pgn", "*.pgn.tmp", "*.log", "live.json", "*.sqlite", "*.sqlite-wal", "*.sqlite-shm",
+             "*.sqlite-journal", "secret", "arena-errors.log", "arena-logs-*")
+"""Names of what the arena writes (records, logs, protocol logs, a league's database and
+live page, the key): never shown to a bot, wherever they lie in its folder."""
+
+COPY_MAX_BYTES = 64 << 20
+COPY_MAX_ENTRIES = 5000
+"""The largest folder shown as a private copy made for each process; a larger one is
+shown as it is (see docs/security.md: the page cache of its files is then shared)."""
+
+WALK_MAX_ENTRIES = 20000
+"""Most entries of a large folder searched for the arena's files to hide."""
+
+
+class BotFolderError(ArenaError):
+    """A bot's command names a file it would not be shown, or the arena's output lies in
+    a bot's folder; the message names the fix."""
+
+
+def is_interpreter(program: str) -> bool:
+    """Whether `program` (a name or path) runs another file named after it."""
+    name = Path(program).name
+    stem = name.rstrip("0123456789.-")
+    return name in INTERPRETERS or stem in INTERPRETERS or stem.removesuffix("w") in INTERPRETERS
+
+
+def file_arguments(argv: Sequence[str], base: Path) -> list[tuple[str, Path]]:
+    """The arguments (after the program) that name an existing file or folder, relative
+    ones from `base`, with their absolute path (an option's `--key=VALUE` counts by its
+    value)."""
+    found = []
+    for arg in argv[1:]:
+        value = arg.split("=", 1)[1] if arg.startswith("-") and "=" in arg else arg
+        if not value or value.startswith("-") or "\0" in value:
+            continue
+        path = Path(value) if Path(value).is_absolute() else base / value
+        try:
+            if path.exists():
+                found.append((arg, Path(os.path.abspath(path))))
+        except OSError:
+            continue
+    return found
+
+
+def program_folder(argv: Sequence[str], base: Path) -> Path | None:
+    """The folder of what a command runs: of its program when that is a path to
+    something other than an interpreter, else of the first file it names; None when it
+    names none."""
+    if not argv:
+        return None
+    program = argv[0]
+    if "/" in program and not is_interpreter(program):
+        path = Path(program) if Path(program).is_absolute() else base / program
+        if path.is_file() and not is_system(path.resolve()):
+            return Path(os.path.abspath(path)).parent
+    for _, path in file_arguments(argv, base):
+        if path.is_file() and not is_interpreter(path.name):  # `env X=1 python3 bot.py`: bot.py
+            return path.parent
+    return None
+
+
+def absolute_arguments(argv: Sequence[str], base: Path) -> list[str]:
+    """`argv` with each relative path that names an existing file made absolute from
+    `base` (the program too, when it is a relative path): the bot then runs in its own
+    folder, whichever folder the arena was started from."""
+    out = list(argv)
+    if out and "/" in out[0] and not Path(out[0]).is_absolute() and (base / out[0]).exists():
+        out[0] = os.path.abspath(base / out[0])
+    for index, arg in enumerate(out[1:], start=1):
+        prefix, value = ("", arg)
+        if arg.startswith("-") and "=" in arg:
+            key, value = arg.split("=", 1)
+            prefix = key + "="
+        if value and not value.startswith("-") and not Path(value).is_absolute() and (base / value).exists():
+            out[index] = prefix + os.path.abspath(base / value)
+    return out
+
+
+@dataclass(frozen=True)
+class Placed:
+    """A command placed: its argv (relative paths made absolute) and its folder."""
+
+    argv: list[str]
+    folder: Path | None
+
+
+def place(argv: Sequence[str], base: Path) -> Placed:
+    """Where a command given without a folder runs: its program's folder (see the
+    module), with its relative paths taken from `base` (the current folder, or the
+    league file's)."""
+    absolute = absolute_arguments(argv, base)
+    folder = program_folder(absolute, base)
+    return Placed(absolute, Path(os.path.realpath(folder)) if folder is not None else None)
+
+
+def placed(spec: BotSpec) -> Placed:
+    """Where a bot runs: its stated `cwd`, else its program's folder (a BotSpec made
+    directly, without resolve_bot, is placed the same way, from the current folder)."""
+    if spec.cwd:
+        return Placed(list(spec.command), Path(os.path.realpath(spec.cwd)))
+    return place(spec.command, Path.cwd())
+
+
+def shown_anyway(path: Path) -> bool:
+    """Whether every sandbox shows `path` (the system, the arena's own packages)."""
+    from arena.referee.view import arena_folders
+
+    return is_system(path) or any(within(path, folder) for folder in arena_folders())
+
+
+def outside_arguments(argv: Sequence[str], folder: Path | None, ro_paths: Iterable[str]) -> list[str]:
+    """The arguments of a sandboxed bot's command that name a file it would not see:
+    outside its folder, the system, the arena's packages, its program's installation
+    and the read-only paths allowed to it."""
+    base = folder or Path.cwd()
+    allowed = [Path(os.path.realpath(p)) for p in ro_paths]
+    if folder is not None and safe_folder(folder):
+        allowed.append(folder)
+    from arena.referee.view import toolchains
+
+    for chain in toolchains(list(argv), base):
+        allowed.extend(Path(os.path.realpath(p)) for p in chain.folders)
+    refused = []
+    for arg, path in file_arguments(argv, base):
+        real = Path(os.path.realpath(path))
+        if shown_anyway(real) or any(within(real, a) for a in allowed):
+            continue
+        if folder is not None and not safe_folder(folder) and real.parent == folder and real.is_file():
+            continue  # a bot in a shared folder is shown the files its command names there
+        refused.append(arg)
+    return refused
+
+
+def safe_folder(folder: Path) -> bool:
+    """Whether a bot's folder may be shown whole (not /tmp, /, a home folder...)."""
+    return str(folder) not in SHARED_DIRS and folder not in home_folders()
+
+
+def check_arguments(name: str, argv: Sequence[str], folder: Path | None, ro_paths: Iterable[str]) -> None:
+    """BotFolderError naming the fix for a sandboxed bot's argument it would not see."""
+    refused = outside_arguments(argv, folder, ro_paths)
+    if not refused:
+        return
+    shown = excerpt(refused[0], 200)
+    where = f"outside its folder {folder}" if folder is not None else "and it has no folder of its own"
+    raise BotFolderError(
+        f"bot {name}: its command names {shown}, {where}; its sandbox would not show it. Move the file into the "
+        f"bot's folder, or allow it read-only: --ro {refused[0]} (ro_paths in a league file or bots.toml)")
+
+
+def check_outputs(name: str, folder: Path | None, outputs: Iterable[Path]) -> None:
+    """BotFolderError when something the arena writes (records, logs, a league's folder)
+    lies in a sandboxed bot's folder, where the bot could read what is written later."""
+    if folder is None or not safe_folder(folder):
+        return
+    for output in outputs:
+        real = Path(os.path.realpath(output))
+        if within(real, folder):
+            raise BotFolderError(
+                f"{real} lies in the folder of bot {name} ({folder}), which the bot can read: a record, log or "
+                f"league file written there could reach it. Write the arena's output outside the bot's folder "
+                f"(e.g. {folder.parent / real.name}), or give the bot a folder of its own (cwd)")
+
+
+def is_artifact(name: str) -> bool:
+    return any(fnmatch.fnmatch(name, pattern) for pattern in ARTIFACTS)
+
+
+def artifacts(folder: Path, leave_out: Iterable[Path] = (), most: int = WALK_MAX_ENTRIES) -> list[Path]:
+    """The arena's files in `folder` (and `leave_out` paths there), searched through at
+    most `most` entries: what a bound folder must mask."""
+    found = [p for p in leave_out if within(Path(os.path.realpath(p)), folder) and Path(p).exists()]
+    seen = 0
+    for root, dirs, files in os.walk(folder):
+        for name in [*dirs, *files]:
+            seen += 1
+            if is_artifact(name):
+                found.append(Path(root) / name)
+        dirs[:] = [d for d in dirs if not is_artifact(d)]
+        if seen > most:
+            break
+    return found
+
+
+def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), readable_by_all: bool = False,
+                 max_bytes: int = COPY_MAX_BYTES, max_entries: int = COPY_MAX_ENTRIES) -> Path | None:
+    """A copy of `folder` in the new folder `into`, without the arena's files and the
+    `leave_out` paths: fresh files whose page cache no earlier process touched, and a
+    snapshot (nothing written to the folder later appears in it). None, and nothing
+    left in `into`, when the folder holds more than `max_bytes` or `max_entries`.
+    Symbolic links are copied as links; other special files are left out."""
+    skip = {Path(os.path.realpath(p)) for p in leave_out}
+    plan: list[tuple[Path, Path, os.stat_result]] = []
+    total = 0
+    for root, dirs, files in os.walk(folder):
+        here = Path(root)
+        dirs[:] = sorted(d for d in dirs if not is_artifact(d) and (here / d) not in skip)
+        for name in sorted([*dirs, *files]):
+            source = here / name
+            if is_artifact(name) or source in skip:
+                continue
+            try:
+                info = source.lstat()
+            except OSError:
+                continue
+            total += info.st_size if stat.S_ISREG(info.st_mode) else 0
+            plan.append((source, into / source.relative_to(folder), info))
+            if total > max_bytes or len(plan) > max_entries:
+                return None
+    extra = 0o444 if readable_by_all else 0
+    into.mkdir(mode=0o755)
+    try:
+        for source, target, info in plan:
+            if stat.S_ISDIR(info.st_mode):
+                target.mkdir(mode=0o755)
+            elif stat.S_ISLNK(info.st_mode):
+                os.symlink(os.readlink(source), target)
+            elif stat.S_ISREG(info.st_mode):
+                shutil.copyfile(source, target, follow_symlinks=False)
+                mode = stat.S_IMODE(info.st_mode) | extra
+                os.chmod(target, mode | (0o111 if readable_by_all and mode & 0o100 else 0))
+                os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))  # compiled Python stays valid
+    except OSError:
+        shutil.rmtree(into, ignore_errors=True)
+        return None
+    os.chmod(into, 0o755)
+    return into
+
+
+def check_bots(specs: Iterable[BotSpec], limits: Limits, outputs: Iterable[Path]) -> None:
+    """Before the first game: BotFolderError (with the fix) for a sandboxed bot whose
+    command names a file it would not be shown, or whose folder holds the arena's output."""
+    from arena.referee.sandbox import probe
+
+    written = [Path(p) for p in outputs]
+    for spec in specs:
+        if not (spec.limits or limits).sandbox or not spec.command or not probe().sandbox:
+            continue
+        where = placed(spec)
+        check_arguments(spec.name, where.argv, where.folder, spec.ro_paths)
+        check_outputs(spec.name, where.folder, written)

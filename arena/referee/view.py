@@ -1,0 +1,297 @@
+"""What one sandboxed bot sees, built as the bubblewrap command that starts it.
+
+Read-only: the system folders, the arena's own packages (arena, protocol, the shipped
+bots), its program's installation (arena/referee/toolchain.py), the paths allowed to it
+(`--ro`, `ro_paths`) and its own folder (arena/referee/botfolder.py), as a private copy
+made for this process where the folder is small. Writable: its /scratch, /tmp and
+/dev/shm, memory-backed and of a fixed size. Masked: the referee's output, other bots'
+folders, the arena's key and the arena's files an earlier run left in its folder.
+
+When the arena runs as root, bubblewrap runs as user nobody (`RUN_AS`), so the bot's
+user is nobody outside too. What nobody cannot reach (a Python under /root, mode 700)
+is bound, by the child while it is still root, in a mount namespace of its own at a
+mount point nobody can read, and bubblewrap shows it from there at its own path.
+"""
+
+from __future__ import annotations
+
+import atexit
+import itertools
+import os
+import re
+import shutil
+import stat
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+from arena.referee.botfolder import artifacts, is_interpreter, placed, private_copy, safe_folder
+from arena.referee.command import BotCommand
+from arena.referee.spec import BotSpec, Limits
+from arena.referee.toolchain import SYSTEM_DIRS, SYSTEM_PATH, Toolchain, is_system, resolve, within
+
+RUN_AS = (65534, 65534)
+"""Host uid and gid of every sandbox the arena starts as root (nobody, nogroup)."""
+
+SCRATCH = "/scratch"
+"""The bot's writable folder inside the sandbox."""
+
+BOT_UID = 65534
+"""The bot's user inside its namespace (nobody), holding no capabilities."""
+
+READY_LINE = "[arena] sandbox ready"
+"""Written to the bot's stderr once its sandbox stands, just before the bot's command
+runs: a process that exits without it failed in bubblewrap's set-up, which is no fault
+of the bot's."""
+
+LANG = "C.UTF-8"
+"""The bot's locale (its own, not the referee's)."""
+
+
+@cache
+def arena_folders() -> tuple[Path, ...]:
+    """The arena's own packages, shown to every bot (the shipped bots import the rules)."""
+    import arena
+    import protocol
+
+    folders = [Path(str(package.__file__)).resolve().parent for package in (arena, protocol)]
+    bots = Path(str(arena.__file__)).resolve().parent.parent / "bots"
+    if bots.is_dir():
+        folders.append(bots)
+    return tuple(folders)
+
+
+@dataclass
+class View:
+    """The mounts of one bot's sandbox, before they become bubblewrap's arguments."""
+
+    binds: list[tuple[Path, Path]] = field(default_factory=list)
+    """(source on the host, destination in the sandbox), read-only."""
+    masks: list[Path] = field(default_factory=list)
+    """Destinations hidden: an empty read-only folder over a folder, /dev/null over a file."""
+    chdir: str = SCRATCH
+    path: list[str] = field(default_factory=list)
+    argv: list[str] = field(default_factory=list)
+    owned: list[Path] = field(default_factory=list)
+    folder: Path | None = None
+    copied: bool = False
+
+    @property
+    def shown(self) -> tuple[Path, ...]:
+        return tuple(dest for _, dest in self.binds)
+
+
+_work: list[Path] = []
+_ids = itertools.count()
+
+
+def work_folder() -> Path:
+    """A folder of this referee process for what it makes for its bots (private copies,
+    mount points), removed when the process exits. Mode 711: an unprivileged sandbox
+    reaches its own mount points by their names, and no one can list them."""
+    if not _work:
+        folder = Path(tempfile.mkdtemp(prefix="arena-sandboxes-"))
+        os.chmod(folder, 0o711)
+        _work.append(folder)
+        atexit.register(shutil.rmtree, folder, True)
+    return _work[0]
+
+
+def build_view(spec: BotSpec, limits: Limits, hidden: Iterable[Path], readable_by_all: bool) -> View:
+    """What the bot of `spec` sees. `readable_by_all`: its private copy is made readable
+    by the unprivileged user the sandbox runs as."""
+    view = View()
+    where = placed(spec)
+    folder, command = where.folder, where.argv
+    view.folder = folder
+    chains = toolchains(command, folder or Path.cwd())
+    view.argv = [chains[0].program or command[0], *command[1:]] if command else []
+    view.path = [p for chain in chains for p in chain.path if p not in SYSTEM_PATH]
+    hidden_real = [Path(os.path.realpath(p)) for p in hidden]
+    readable: list[tuple[Path, Path]] = []
+    installed = [folder for chain in chains for folder in chain.folders]
+    for path in [*arena_folders(), *installed, *(Path(os.path.realpath(p)) for p in spec.ro_paths)]:
+        if not is_system(path) and path.exists() and (folder is None or path != folder):
+            readable.append((path, path))
+    if folder is not None and safe_folder(folder):
+        private = Path(tempfile.mkdtemp(dir=work_folder(), prefix=f"{next(_ids)}-"))
+        view.owned.append(private)
+        copy = private_copy(folder, private / "copy", hidden_real, readable_by_all)
+        view.copied = copy is not None
+        readable.append((copy or folder, folder))
+        view.chdir = str(folder)
+    elif folder is not None:
+        for arg in command[1:]:  # a bot in a shared folder: the files it names there
+            candidate = Path(arg) if Path(arg).is_absolute() else folder / arg
+            if candidate.is_file() and Path(os.path.realpath(candidate)).parent == folder:
+                readable.append((candidate, candidate))
+        view.chdir = str(folder)
+    view.binds = sorted(dict.fromkeys(readable), key=lambda b: (len(b[1].parts), str(b[1])))
+    direct = [dest for source, dest in view.binds if source == dest]
+    leftovers = artifacts(folder) if folder is not None and not view.copied and safe_folder(folder) else []
+    view.masks = masks([*hidden_real, *leftovers], direct)
+    return view
+
+
+def toolchains(argv: list[str], base: Path) -> list[Toolchain]:
+    """The toolchain of the command's program, and of each interpreter it names after it
+    (`env X=1 python3 bot.py`, `timeout 60 node bot.js`)."""
+    if not argv:
+        return [Toolchain(None)]
+    chains = [resolve(argv[0], base)]
+    for arg in argv[1:]:
+        if not arg.startswith("-") and "=" not in arg and is_interpreter(arg):
+            chains.append(resolve(arg, base))
+    return chains
+
+
+def masks(hidden: Iterable[Path], readable: list[Path]) -> list[Path]:
+    """The hidden paths that a directly shown folder would show, shallowest first,
+    once each (a path inside another masked folder is hidden with it). A hidden folder
+    that holds something the bot must read (its own folder, the arena's packages) is not
+    masked whole: the files in it that are to be hidden are listed on their own."""
+    resolved = {p for p in hidden if p.exists()}
+    shown = sorted((p for p in resolved if any(within(p, r) for r in readable)
+                    and not any(within(r, p) for r in readable)), key=lambda p: (len(p.parts), str(p)))
+    masked: list[Path] = []
+    for path in shown:
+        if not any(within(path, m) for m in masked if m.is_dir()):
+            masked.append(path)
+    return masked
+
+
+def system_args() -> list[str]:
+    args: list[str] = []
+    for path in SYSTEM_DIRS:
+        if os.path.lexists(path):
+            args += ["--ro-bind", path, path] if not os.path.islink(path) else ["--symlink", os.readlink(path), path]
+    return args
+
+
+def hardening_args(scratch_bytes: int | None) -> list[str]:
+    """What no bot may change, in every mode: /proc/sys and /dev read-only, and its own
+    /dev/shm, /scratch and /tmp of a fixed size."""
+    size = ["--size", str(scratch_bytes)] if scratch_bytes is not None else []
+    args = ["--ro-bind", "/proc/sys", "/proc/sys"]
+    if os.path.exists("/proc/sysrq-trigger"):
+        args += ["--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"]
+    args += ["--perms", "1777", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
+    for mount in (SCRATCH, "/tmp"):
+        args += ["--perms", "1777", *size, "--tmpfs", mount]
+    return args
+
+
+def bwrap_args(namespaces: list[str], view: View, limits: Limits, env: dict[str, str],
+               source: dict[Path, str]) -> list[str]:
+    """bubblewrap's arguments for `view` (each bind's source as `source` maps it)."""
+    args = [*namespaces, *system_args(), *hardening_args(limits.scratch_bytes)]
+    for src, dest in view.binds:
+        args += ["--ro-bind", source.get(src, str(src)), str(dest)]
+    for path in view.masks:
+        if path.is_dir():
+            args += ["--tmpfs", str(path), "--remount-ro", str(path)]
+        else:
+            args += ["--ro-bind", "/dev/null", str(path)]
+    args += ["--remount-ro", "/", "--chdir", view.chdir, "--clearenv"]
+    for name, value in env.items():
+        args += ["--setenv", name, value]
+    return [*args, "--", "/bin/sh", "-c", f'echo "{READY_LINE}" >&2; exec "$@"', "sh", *view.argv]
+
+
+def bot_environment(view: View, spec: BotSpec) -> dict[str, str]:
+    """Exactly the variables docs/protocol.md lists: PATH of the shown folders, LANG,
+    HOME, TMPDIR, ARENA_SCRATCH, PYTHONDONTWRITEBYTECODE, and the bot's own `env`."""
+    path = ":".join(dict.fromkeys([*view.path, *SYSTEM_PATH]))
+    fixed = {"PATH": path, "LANG": LANG, "HOME": SCRATCH, "TMPDIR": "/tmp", "ARENA_SCRATCH": SCRATCH,
+             "PYTHONDONTWRITEBYTECODE": "1"}
+    return {**fixed, **spec.env}
+
+
+def reachable_by(path: Path, uid: int, gid: int) -> bool:
+    """Whether user `uid` can reach `path` through every folder above it (search
+    permission), by the modes alone (the question is asked as root)."""
+    for folder in [*reversed(path.parents)]:
+        try:
+            info = folder.stat()
+        except OSError:
+            return False
+        bit = stat.S_IXUSR if info.st_uid == uid else stat.S_IXGRP if info.st_gid == gid else stat.S_IXOTH
+        if not info.st_mode & bit:
+            return False
+    return True
+
+
+def stage(view: View, bwrap: str, uid: int, gid: int) -> tuple[dict[Path, str], list[tuple[str, str]], str]:
+    """Mount points for the sources user `uid` cannot reach, and bubblewrap itself where
+    it cannot run it: (source -> staged path, (source, mount point) pairs, bwrap path)."""
+    folder = Path(tempfile.mkdtemp(dir=work_folder(), prefix=f"{next(_ids)}-stage-"))
+    os.chmod(folder, 0o755)
+    view.owned.append(folder)
+    mapping: dict[Path, str] = {}
+    pairs: list[tuple[str, str]] = []
+    for index, (src, _) in enumerate(view.binds):
+        if src in mapping:
+            continue
+        point = folder / str(index)
+        if src.is_dir():
+            point.mkdir()
+        else:
+            point.touch()
+        mapping[src] = str(point)
+        pairs.append((str(src), str(point)))
+    real = Path(os.path.realpath(bwrap))
+    if not reachable_by(real, uid, gid):
+        top = real.parents[2] if len(real.parents) > 2 else real.parent
+        point = folder / "bwrap"
+        point.mkdir()
+        pairs.append((str(top), str(point)))
+        bwrap = str(point / real.relative_to(top))
+    return mapping, pairs, bwrap
+
+
+def sandbox_command(bwrap: str, namespaces: list[str], run_as: tuple[int, int] | None, spec: BotSpec,
+                    limits: Limits, hidden: Iterable[Path]) -> BotCommand:
+    """The whole command that starts `spec` in its sandbox: as `run_as` (root's
+    sandboxes) with what that user cannot reach bound in the child's own mount namespace."""
+    view = build_view(spec, limits, hidden, readable_by_all=run_as is not None)
+    env = bot_environment(view, spec)
+    pairs: list[tuple[str, str]] = []
+    mapping: dict[Path, str] = {}
+    if run_as is not None:
+        mapping, pairs, bwrap = stage(view, bwrap, *run_as)
+    argv = [bwrap, *bwrap_args(namespaces, view, limits, env, mapping)]
+    return BotCommand(argv, {"PATH": "/usr/bin:/bin"}, "/", run_as=run_as, stage=tuple(pairs), sandboxed=True,
+                      shown=view.shown, owned=view.owned)
+
+
+_PATH_IN_TEXT = re.compile(r"(?<![\w.~-])(/[^\s'\"‘’“”`:,;()<>\[\]{}]+)")
+HINT_PATHS = 2
+"""Most hidden paths one start-up failure names."""
+
+
+def hidden_paths_hint(text: str, shown: Iterable[Path]) -> str:
+    """For a bot that failed to start in its sandbox: the paths its last words name that
+    exist on this machine but were not shown to it, and how to allow them; '' if none."""
+    folders = list(shown)
+    hidden: list[str] = []
+    for match in _PATH_IN_TEXT.finditer(text):
+        path = match.group(1).rstrip(".")
+        if path in hidden or any(path == p or path.startswith(p + "/") for p in ("/proc", "/dev", "/sys", SCRATCH)):
+            continue
+        try:
+            exists = os.path.lexists(path)
+        except (OSError, ValueError):
+            continue
+        candidate = Path(path)
+        if exists and not is_system(candidate) and not any(within(candidate, f) for f in folders):
+            hidden.append(path)
+        if len(hidden) == HINT_PATHS:
+            break
+    if not hidden:
+        return ""
+    named = " and ".join(hidden)
+    options = " ".join(f"--ro {p}" for p in hidden)
+    return (f"; {named} exists on this machine but the bot's sandbox does not show it: move it into the bot's "
+            f"folder, or allow it read-only with {options} (ro_paths in a league file or bots.toml)")

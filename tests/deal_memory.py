@@ -1,0 +1,132 @@
+"""What a bot process of The Tree could remember of a deal when it starts a game.
+
+Recording bots (tests/recording_bot.py, sandboxed: they write every line they receive
+to stderr, kept in their logs) play; their logs are cut into processes (each begins
+with its `hello`) and games (start .. end). A game is matched to its record by the seat
+and the hand the seat was dealt. For each game a process plays, the tiles hidden from
+its seat at the deal (the other hands and the supply) are compared with every tile the
+same process was told in its earlier games of the same deal: each one it was told is a
+remembered tile. The rule under test: the count is 0 for every game, seat count and
+schedule.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arena.games.the_tree_tiles import HAND, TILES, parse_deal, parse_placement, tile_name, tile_of
+from arena.records.record import GameRecord
+from arena.referee.spec import BotSpec
+
+RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
+PREFIX = "RECORDED "
+ALL_TILES = frozenset(tile_name(t) for t in TILES)
+
+
+def recorder(name: str, seed: int) -> BotSpec:
+    """A sandboxable recording bot (its lines go to its stderr log)."""
+    return BotSpec(name, [sys.executable, str(RECORDER)], str(RECORDER.parent), {"ARENA_BOT_SEED": str(seed)})
+
+
+def recorder_entry(name: str) -> str:
+    """The same bot as a league file's entry."""
+    return f'[[bots]]\nname = "{name}"\ncommand = ["{sys.executable}", "{RECORDER}"]\ncwd = "{RECORDER.parent}"\n'
+
+
+def tiles_named(message: dict[str, object]) -> set[str]:
+    """Every tile a message names (hand, placements, deal and draw events, legal moves)."""
+    found: set[str] = set()
+    actions: list[str] = [str(e["action"]) for e in message.get("events", []) or []]  # type: ignore[union-attr]
+    actions += [str(a) for a in message.get("legal", []) or []]  # type: ignore[union-attr]
+    observation = message.get("observation") or {}
+    assert isinstance(observation, dict)
+    found |= set(observation.get("hand", []))
+    actions += [str(t) for t in observation.get("tiles", [])]
+    for action in actions:
+        if action.startswith("deal "):
+            found |= set(action[5:].split(","))
+        elif action.startswith("draw "):
+            found.add(action[5:])
+        elif (move := parse_placement(action)) is not None:
+            found.add(tile_name(tile_of(move[0], move[1])))
+    return found & ALL_TILES
+
+
+@dataclass
+class Played:
+    """One game as one process saw it."""
+
+    seat: int
+    hand: frozenset[str]
+    told: set[str] = field(default_factory=set)
+
+
+def processes(log: Path) -> list[list[Played]]:
+    """A recording bot's log cut into processes, each a list of the games it played."""
+    found: list[list[Played]] = []
+    game: Played | None = None
+    for line in log.read_text(errors="replace").splitlines():
+        if not line.startswith(PREFIX):
+            continue
+        message = json.loads(line[len(PREFIX):])
+        kind = message.get("type")
+        if kind == "hello":
+            found.append([])
+        elif kind == "start":
+            game = Played(int(message["seat"]), frozenset())
+            found[-1].append(game)
+        elif game is not None and kind in ("request", "end"):
+            if not game.hand:
+                deal = next((e["action"] for e in message.get("events", []) if e["seat"] == -1), None)
+                if deal is not None:
+                    game.hand = frozenset(deal[5:].split(","))
+            game.told |= tiles_named(message)
+    return found
+
+
+@dataclass
+class Memory:
+    """The count over a run: games checked, games started by a process that knew
+    hidden tiles, and the tiles it knew."""
+
+    games: int = 0
+    remembering: int = 0
+    tiles: int = 0
+
+    def __str__(self) -> str:
+        return f"{self.games} games, {self.remembering} started by a process knowing hidden tiles ({self.tiles} tiles)"
+
+
+def deals_by_hand(records: list[GameRecord]) -> dict[tuple[int, frozenset[str]], str]:
+    """(seat, dealt hand) -> the whole deal, for every record."""
+    deals = {}
+    for record in records:
+        deal = parse_deal(record.plies[0].action)
+        assert deal is not None, "a game of The Tree begins with its deal"
+        for seat in range(int(record.tags["Seats"])):
+            hand = frozenset(tile_name(t) for t in deal[seat * HAND:(seat + 1) * HAND])
+            deals[(seat, hand)] = record.plies[0].action
+    return deals
+
+
+def remembered(logs: list[Path], records: list[GameRecord]) -> Memory:
+    """The count for the recording bots' logs of a run and its records."""
+    deals = deals_by_hand(records)
+    memory = Memory()
+    for log in logs:
+        for process in processes(log):
+            told: dict[str, set[str]] = {}
+            for game in process:
+                if not game.hand:
+                    continue  # a game the process never got to play
+                deal = deals[(game.seat, game.hand)]
+                memory.games += 1
+                known = told.get(deal, set()) & (ALL_TILES - game.hand)
+                if known:
+                    memory.remembering += 1
+                    memory.tiles += len(known)
+                told.setdefault(deal, set()).update(game.told)
+    return memory
