@@ -16,6 +16,7 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arena.games.the_tree_tiles import HAND, TILES, parse_deal, parse_placement, tile_name, tile_of
 from arena.records.record import GameRecord
@@ -36,13 +37,12 @@ def recorder_entry(name: str) -> str:
     return f'[[bots]]\nname = "{name}"\ncommand = ["{sys.executable}", "{RECORDER}"]\ncwd = "{RECORDER.parent}"\n'
 
 
-def tiles_named(message: dict[str, object]) -> set[str]:
+def tiles_named(message: dict[str, Any]) -> set[str]:
     """Every tile a message names (hand, placements, deal and draw events, legal moves)."""
     found: set[str] = set()
-    actions: list[str] = [str(e["action"]) for e in message.get("events", []) or []]  # type: ignore[union-attr]
-    actions += [str(a) for a in message.get("legal", []) or []]  # type: ignore[union-attr]
+    actions: list[str] = [str(e["action"]) for e in message.get("events") or []]
+    actions += [str(a) for a in message.get("legal") or []]
     observation = message.get("observation") or {}
-    assert isinstance(observation, dict)
     found |= set(observation.get("hand", []))
     actions += [str(t) for t in observation.get("tiles", [])]
     for action in actions:
