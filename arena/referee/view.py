@@ -175,8 +175,9 @@ def hardening_args(scratch_bytes: int | None) -> list[str]:
     /dev/shm, /scratch and /tmp of a fixed size."""
     size = ["--size", str(scratch_bytes)] if scratch_bytes is not None else []
     args = ["--ro-bind", "/proc/sys", "/proc/sys"]
-    if os.path.exists("/proc/sysrq-trigger"):
-        args += ["--ro-bind", "/proc/sysrq-trigger", "/proc/sysrq-trigger"]
+    for path in ("/proc/sysrq-trigger", "/proc/pressure"):  # pressure: no triggers of its own on the host's
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
     args += ["--perms", "1777", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     for mount in (SCRATCH, "/tmp"):
         args += ["--perms", "1777", *size, "--tmpfs", mount]
@@ -197,7 +198,8 @@ def bwrap_args(namespaces: list[str], view: View, limits: Limits, env: dict[str,
     args += ["--remount-ro", "/", "--chdir", view.chdir, "--clearenv"]
     for name, value in env.items():
         args += ["--setenv", name, value]
-    return [*args, "--", "/bin/sh", "-c", f'echo "{READY_LINE}" >&2; exec "$@"', "sh", *view.argv]
+    # The shell that says the sandbox stands sets PWD: not one of the bot's variables.
+    return [*args, "--", "/bin/sh", "-c", f'unset PWD OLDPWD; echo "{READY_LINE}" >&2; exec "$@"', "sh", *view.argv]
 
 
 def bot_environment(view: View, spec: BotSpec) -> dict[str, str]:

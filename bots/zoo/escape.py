@@ -13,8 +13,14 @@ ZOO_SECONDS), remember (keep each deal in its scratch folder and its memory and 
 whether it finds an earlier one), disk (fill /scratch and /tmp until refused), spin
 (ZOO_CHILDREN processes burning CPU for ZOO_SECONDS while it decides), scratch (at each
 game's first request, say whether last game's notes are still in /scratch and /tmp,
-then leave new ones and a link to ZOO_TARGET), env (list the secrets in its environment).
+then leave new ones and a link to ZOO_TARGET), env (list the secrets in its environment),
+environ (list every variable's name, and PATH), kernel (what a user mapped to root could
+do: write /proc/sys/kernel/core_pattern and vm/drop_caches, make a user namespace, mount
+a tmpfs, write ZOO_MB MiB to /dev/shm), writable (the mounts it may write to, and the
+files of /proc outside its own processes' it could open for writing), hold (start a process named ZOO_TARGET that lives ZOO_SECONDS, for the
+test to look at from outside).
 """
+import ctypes
 import fcntl
 import glob
 import json
@@ -241,10 +247,85 @@ def env() -> None:
     report(f"secrets {secrets}")
 
 
+def environ() -> None:
+    report(f"names {sorted(os.environ)}; PATH {os.environ.get('PATH', '')}")
+
+
+CLONE_NEWUSER = 0x10000000
+CLONE_NEWNS = 0x00020000
+
+
+def kernel() -> None:
+    libc = ctypes.CDLL(None, use_errno=True)
+
+    def write(path: str) -> str:
+        with open(path, "w") as handle:
+            handle.write("|/bin/sh\n" if "core" in path else "1\n")
+        return "written"
+
+    def unshare() -> str:
+        if libc.unshare(CLONE_NEWUSER) != 0:
+            raise OSError(ctypes.get_errno(), "unshare")
+        return "a user namespace"
+
+    def mount() -> str:
+        if libc.unshare(CLONE_NEWNS) != 0 or libc.mount(b"none", b"/tmp", b"tmpfs", 0, None) != 0:
+            raise OSError(ctypes.get_errno(), "mount")
+        return "a tmpfs"
+
+    def shm() -> str:
+        chunk = b"x" * (1 << 20)
+        written = 0
+        try:
+            with open("/dev/shm/fill", "wb") as handle:
+                while written < int(os.environ.get("ZOO_MB", "64")):
+                    handle.write(chunk)
+                    handle.flush()
+                    written += 1
+        except OSError as exc:
+            return f"{written} MiB then {type(exc).__name__}"
+        return f"{written} MiB"
+
+    report("; ".join(attempt(what, fn) for what, fn in (
+        ("core_pattern", lambda: write("/proc/sys/kernel/core_pattern")),
+        ("drop_caches", lambda: write("/proc/sys/vm/drop_caches")), ("unshare", unshare), ("mount", mount),
+        ("shm", shm))))
+
+
+def writable() -> None:
+    """The mounts it may write to (from /proc/self/mountinfo), and the files of /proc
+    outside its own processes' folders that it could open for writing."""
+    mounts = []
+    for line in open("/proc/self/mountinfo"):
+        fields = line.split()
+        point, options = fields[4], fields[5].split(",")
+        kind = fields[fields.index("-") + 1]
+        if "rw" in options:
+            mounts.append(f"{point}:{kind}")
+    files = []
+    for root, dirs, names in os.walk("/proc"):
+        dirs[:] = [d for d in dirs if not d.isdigit() and d not in ("self", "thread-self")]
+        for name in names:
+            path = os.path.join(root, name)
+            try:
+                os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+                files.append(path)
+            except OSError:
+                continue
+    report(f"rw mounts {sorted(mounts)}; writable in /proc {sorted(files)}")
+
+
+def hold() -> None:
+    os.spawnv(os.P_NOWAIT, sys.executable, [sys.executable, "-c", "import sys, time; time.sleep(float(sys.argv[1]))",
+                                             os.environ.get("ZOO_SECONDS", "3"), TARGET])
+    report("holding")
+
+
 MY_HAND: list[tuple[int, int]] = []
 
 ATTACKS = {"seed": seed, "network": network, "write": write, "read": read, "proc": proc, "kill": kill, "daemon": daemon,
-           "cgroup": cgroup, "memory": memory, "fork": fork, "pipe": pipe, "disk": disk, "spin": spin, "env": env}
+           "cgroup": cgroup, "memory": memory, "fork": fork, "pipe": pipe, "disk": disk, "spin": spin, "env": env,
+           "environ": environ, "kernel": kernel, "writable": writable, "hold": hold}
 
 
 def remember(message: dict[str, object]) -> None:
