@@ -38,6 +38,7 @@ from arena.referee.seeds import SECRET_ENV
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.stderr_log import StderrLog
 from arena.referee.stderr_log import telling_lines as telling_lines
+from arena.referee.view import hidden_paths_hint
 from arena.termination import Termination
 
 _PROBING = threading.Lock()
@@ -94,6 +95,8 @@ class BotProcess(PipeChannel):
         self._tmpfs: TmpfsFolders | None = None
         """A sandboxed bot's /scratch and /tmp, opened from the host when first emptied."""
         self.sandboxed = False
+        self.shown: tuple[Path, ...] = ()
+        """What the sandbox shows beyond the system (to explain a start-up failure)."""
         self.stderr: StderrLog | None = None
         self._tasks = trio.CancelScope()
         self._exit_event = trio.Event()
@@ -135,7 +138,9 @@ class BotProcess(PipeChannel):
             isolation = probe() if self.limits.sandbox else None
         if isolation is not None and isolation.sandbox and isolation.bwrap:
             self.sandboxed = True
-            return sandbox_command(isolation, self.spec, self.limits, self.hidden)
+            command = sandbox_command(isolation, self.spec, self.limits, self.hidden)
+            self.shown = command.shown
+            return command
         self.scratch = scratch = Scratch()
         self.tree.cleanups.append(scratch.remove)
         env = {name: value for name, value in os.environ.items() if name != SECRET_ENV}
@@ -261,6 +266,8 @@ class BotProcess(PipeChannel):
             words = self.stderr.last_words() if self.stderr is not None else ""
         if code is None and not self._exited:
             return _stopped(pipe)
+        if self.sandboxed and self.stderr is not None:  # a path it needed and was not shown: say how to allow it
+            words += hidden_paths_hint(self.stderr.tail.decode("utf-8", "replace"), self.shown)
         return BotFault(Termination.CRASH, f"the bot exited ({describe_exit(code)}){words}")
 
     async def _stalled(self, pipe: str) -> BotFault:

@@ -17,8 +17,8 @@ then leave new ones and a link to ZOO_TARGET), env (list the secrets in its envi
 environ (list every variable's name, and PATH), kernel (what a user mapped to root could
 do: write /proc/sys/kernel/core_pattern and vm/drop_caches, make a user namespace, mount
 a tmpfs, write ZOO_MB MiB to /dev/shm), writable (the mounts it may write to, and the
-files of /proc outside its own processes' it could open for writing), hold (start a process named ZOO_TARGET that lives ZOO_SECONDS, for the
-test to look at from outside).
+files of /proc outside its own processes' it could open for writing), hold (start a
+process named ZOO_TARGET that lives ZOO_SECONDS, for the test to look at from outside).
 """
 import ctypes
 import fcntl
