@@ -164,6 +164,14 @@ class ArenaState(pyspiel.State):
     def returns(self) -> list[float]:
         return self.position.utilities()
 
+    def evaluate(self) -> list[float] | None:
+        """The codec's judgement of a position from the game's running score (0..1 per
+        seat), for a search's playouts cut short; None where the game has none."""
+        return self.position.codec.evaluate(self.position.state.observation(0))
+
+    def playout_cutoff(self) -> int | None:
+        return self.position.codec.playout_cutoff
+
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> ArenaState:
         """A state the seat cannot tell from this one (its observation alone), drawn
         with Python's random generator seeded from `probability_sampler` when it is an

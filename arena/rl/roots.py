@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.games import GameError, State
 from arena.games.roots_map import PlanetMap, hex_disc, load_map
-from arena.rl.spec import ChanceModel, Codec, Path, Pieces, RLError, Tensor, rotate
+from arena.rl.spec import ChanceModel, Codec, Path, Pieces, RLError, Tensor, rotate, soft_lead
 
 SIDES = 6
 DICE = tuple(f"r{v}" for v in range(1, 6)) + tuple(f"s{v}" for v in range(1, 7))
@@ -220,6 +220,12 @@ class RootsCodec(Codec):
                 name, _, side = tip.partition("/")
                 views["fast_die"][int(die[1]) - 1] = 1.0
                 regions[self.region_index[name], 72 + int(side)] = 1.0
+
+    playout_cutoff = 40
+
+    def evaluate(self, observation: Mapping[str, Any]) -> list[float] | None:
+        """Regions each seat would control if the game ended now."""
+        return soft_lead([float(v) for v in observation["score"]], 4.0)
 
     def max_decisions(self) -> int:
         # per round and seat at most 6 dice taken, 3 kept, a leave and an end after

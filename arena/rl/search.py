@@ -10,7 +10,10 @@ between visits; UCB counts a child's availability rather than its parent's visit
 (Cowling, Powley and Whitehouse, 2012). For a deterministic game with perfect
 information this is plain UCT. Leaves are valued by one random playout; rewards are
 each player's return, scaled to 0..1, and every node keeps all players' totals, so
-the player to move at a node maximises its own (any number of players).
+the player to move at a node maximises its own (any number of players). A state that
+offers `playout_cutoff()` and `evaluate()` (the arena's games whose running score says
+something: Roots, Treeblox) has its playouts cut after that many decisions and valued
+by the score instead.
 
 The deadline is checked before each simulation and every few steps of a playout; a
 simulation cut short by the deadline is dropped, so the search never overruns it by
@@ -166,10 +169,16 @@ class Searcher:
     def _playout(self, state: Any, deadline: float) -> list[float]:
         steps = 0
         rng = self.rng
+        cutoff = state.playout_cutoff() if hasattr(state, "playout_cutoff") else None
         while True:
             self._resolve_chance(state)
             if state.is_terminal():
                 break
+            if cutoff is not None and steps >= cutoff:
+                judged = state.evaluate()
+                if judged is not None:
+                    return [float(v) for v in judged]
+                cutoff = None
             state.apply_action(rng.choice(state.legal_actions()))
             steps += 1
             if steps % CHECK_EVERY == 0 and time.monotonic() > deadline:

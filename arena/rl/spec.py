@@ -15,6 +15,7 @@ so that it holds exactly what the seat may know.
 from __future__ import annotations
 
 import importlib
+import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
@@ -184,6 +185,15 @@ class Codec(ABC):
         information; the others are tracked from their events instead)."""
         raise RLError(f"{self.game_id} has no hidden information: track the game from its events")
 
+    playout_cutoff: int | None = None
+    """Decisions after which a search's random playout stops and `evaluate` values the
+    position (None: play every game out)."""
+
+    def evaluate(self, observation: Mapping[str, Any]) -> list[float] | None:
+        """Each seat's chances (0..1) judged from the game's own running score in a
+        public observation, for playouts cut short; None where the game has none."""
+        return None
+
     def max_decisions(self) -> int:
         """An upper bound on the seats' decisions (ids chosen) in one game."""
         return 10_000
@@ -226,6 +236,15 @@ def utilities(state: State) -> list[float]:
     if n == 1:
         return [1.0 if ranks[0] == 1 else -1.0]
     return [sum((r < o) - (r > o) for o in ranks) / (n - 1) for r in ranks]
+
+
+def soft_lead(values: Sequence[float], scale: float) -> list[float]:
+    """Each seat's lead over the best of the others, squashed into 0..1 (0.5: level)."""
+    out = []
+    for seat, value in enumerate(values):
+        best = max((v for other, v in enumerate(values) if other != seat), default=value)
+        out.append(0.5 + 0.5 * math.tanh((value - best) / scale))
+    return out
 
 
 def is_chance(state: State) -> bool:

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena.rl.spec import Codec, Path, Pieces, Tensor, rotate
+from arena.rl.spec import Codec, Path, Pieces, Tensor, rotate, soft_lead
 
 BOARD = 4
 REACH = 16
@@ -71,6 +71,12 @@ class TreebloxCodec(Codec):
             views["active_leaves"][k] = observation["active_leaves"][seat]
             views["leaves_left"][k] = observation["leaves_left"][seat]
             views["branches_left"][k] = observation["branches_left"][seat]
+
+    playout_cutoff = 30
+
+    def evaluate(self, observation: Mapping[str, Any]) -> list[float] | None:
+        """Active leaves, the game's score."""
+        return soft_lead([float(v) for v in observation["active_leaves"]], 2.0)
 
     def max_decisions(self) -> int:
         # at most 64 placements, a pass after each, and an empty turn between each two
