@@ -36,13 +36,15 @@ def test_train_then_enter_runs_as_printed(tmp_path: Path, monkeypatch: pytest.Mo
     from arena.cli import app
     from arena.records.files import read_record_file
 
-    assert "player_0" in run_python(block("random"), tmp_path)
-    run_python(block("train"), tmp_path)
-    assert (tmp_path / "policy.npy").is_file()
-    (tmp_path / "mybot.py").write_text(block("bot"))
+    folder = tmp_path / "bot"  # the bot's folder; the record goes outside it
+    folder.mkdir()
+    assert "player_0" in run_python(block("random"), folder)
+    run_python(block("train"), folder)
+    assert (folder / "policy.npy").is_file()
+    (folder / "mybot.py").write_text(block("bot"))
     argv = shlex.split(block("play").strip())
     assert argv[:2] == ["arena", "play"]
-    monkeypatch.chdir(tmp_path)
+    monkeypatch.chdir(folder)
     out = tmp_path / "g.pgn"
     result = CliRunner().invoke(app, argv[1:] + ["--out", str(out), "-q"])
     assert result.exit_code == 0, result.output
