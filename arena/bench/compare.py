@@ -72,6 +72,7 @@ class Metric:
 
 METRICS = (
     *(Metric(f"cpu{n}", f"referee CPU/decision, {n} game{'s' * (n > 1)}", "us", True) for n in CONCURRENCY),
+    *(Metric(f"sys{n}", f"... of it in the kernel, {n} game{'s' * (n > 1)}", "us", True) for n in CONCURRENCY),
     *(Metric(f"rate{n}", f"decisions/s, {n} game{'s' * (n > 1)}", "/s", False) for n in CONCURRENCY),
 )
 
@@ -180,6 +181,7 @@ def compare(current: Side, baseline: Side, bot: Path, request: bytes, decisions:
             if not result["decisions"]:
                 raise BenchError(f"{side.label} played no decision with {concurrent} game(s) at once")
             comparison.add(side.label, f"cpu{concurrent}", result["cpu_s"] / result["decisions"] * 1e6)
+            comparison.add(side.label, f"sys{concurrent}", result.get("sys_s", 0.0) / result["decisions"] * 1e6)
             comparison.add(side.label, f"rate{concurrent}", result["decisions"] / result["wall_s"])
     comparison.load.append(os.getloadavg()[0])
     return comparison

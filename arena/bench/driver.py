@@ -13,8 +13,9 @@ JOB is a JSON object, one of:
   {"kind": "referee", "bot": PATH, "concurrent": N, "games_each": M}
       N matches at once, each of M BTT games between two copies of the bot, with the
       revision's default limits (sandbox, cgroups, CPU accounting where it has them);
-      prints decisions, wall_s and cpu_s from the moment every bot is up to the end of
-      the last game (the referee process's own CPU, not its bots').
+      prints decisions, wall_s, cpu_s and sys_s (the kernel's share of cpu_s) from the
+      moment every bot is up to the end of the last game (the referee process's own
+      CPU, not its bots').
   {"kind": "bare", "bot": PATH, "request": PATH, "pipes": N, "count": M}
       N bare Trio loops at once, each writing the request in the file to its own copy of
       the bot and reading the answer, M round trips in all: the pipe's own cost.
@@ -28,6 +29,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
+import resource
 import subprocess
 import sys
 import time
@@ -56,12 +58,12 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
     spec = spec_module.BotSpec("echo-c", [bot])
     waiting = concurrent
     gate = trio.Event()
-    opened = [0.0, 0.0]
-    closed = [0.0, 0.0]
+    opened = [0.0, 0.0, 0.0]
+    closed = [0.0, 0.0, 0.0]
     decisions = [0]
 
     def ended(index: int, outcome: Any, seats: list[int]) -> None:
-        closed[:] = [time.perf_counter(), time.process_time()]
+        closed[:] = [time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime]
         decisions[0] += outcome.decisions if hasattr(outcome, "decisions") else len(outcome.record.plies)
 
     async def arrive(game_index: int) -> None:
@@ -70,7 +72,7 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
             return
         waiting -= 1
         if waiting == 0:
-            opened[:] = [time.perf_counter(), time.process_time()]
+            opened[:] = [time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime]
             gate.set()
         await gate.wait()
 
@@ -82,7 +84,8 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
     async with trio.open_nursery() as nursery:
         for index in range(concurrent):
             nursery.start_soon(one, index)
-    return {"decisions": decisions[0], "wall_s": closed[0] - opened[0], "cpu_s": closed[1] - opened[1]}
+    return {"decisions": decisions[0], "wall_s": closed[0] - opened[0], "cpu_s": closed[1] - opened[1],
+            "sys_s": closed[2] - opened[2]}
 
 
 async def _bare_loops(procs: list[subprocess.Popen[bytes]], request: bytes, each: int) -> tuple[float, float]:
