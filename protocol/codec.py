@@ -50,12 +50,12 @@ def encode(message: RefereeMessage | BotMessage) -> bytes:
 def decode_bot(line: bytes) -> BotMessage:
     """Parse one line from a bot (without its newline) into Ready or Action; any other
     outcome is a ProtocolError, never another exception."""
-    try:
-        line.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise ProtocolError(f"not UTF-8 text: byte 0x{line[exc.start]:02x} at column {exc.start + 1}") from None
-    depth = nesting_depth(line)
-    if depth > MAX_DEPTH:
+    if not line.isascii():  # an answer is almost always ASCII: checked in one pass, no copy
+        try:
+            line.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ProtocolError(f"not UTF-8 text: byte 0x{line[exc.start]:02x} at column {exc.start + 1}") from None
+    if line.count(b"[") + line.count(b"{") > MAX_DEPTH and (depth := nesting_depth(line)) > MAX_DEPTH:
         raise ProtocolError(f"JSON nested {depth} levels deep; at most {MAX_DEPTH} are accepted")
     try:
         message = _decoder.decode(line)

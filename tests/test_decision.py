@@ -97,8 +97,52 @@ def test_an_answer_within_the_grace_counts_and_one_after_it_is_a_time_out() -> N
     outcome = late.outcomes[0]
     assert outcome.termination == Termination.TIME_OUT and outcome.ranks == (1, 2)
     fault = outcome.faults[0]
-    assert fault.seat == 1 and fault.ply == 6 and fault.detail == "no answer in time (limit 200 ms)"
+    assert fault.seat == 1 and fault.ply == 6 and fault.detail == "answered after 260 ms (limit 200 ms)"
     assert len(outcome.record.plies) == 5
+    silent = play([fake(after(0.0)), fake(after(5.0, at=3))], PER_MOVE).outcomes[0]
+    assert silent.termination == Termination.TIME_OUT and silent.faults[0].ply == 6
+    assert silent.faults[0].detail == "no answer in time (limit 200 ms)"
+
+
+def test_a_request_without_an_answer_is_noticed_within_its_slack_after_the_deadline() -> None:
+    """The game's requests share one deadline scope, moved only when it is not within
+    the slack after a request's own deadline (cheaper than a scope per request): a bot
+    that never answers is faulted after its limit plus grace, and at most the slack
+    (a tenth of a 0.2 s limit) later."""
+    from arena.referee.decision import Decisions
+    from arena.referee.player import BotPlayer
+    from arena.referee.spec import Limits
+    from protocol.messages import Clock, Request
+
+    faulted: list[tuple[int, str, float]] = []
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            launch = memory_launcher({"quick": fake(after(0.0)), "mute": fake(after(60.0))})
+            players = [BotPlayer(BotSpec(name, ["unused"]), None, Limits(), Timing(grace_s=0.05), launch)
+                       for name in ("quick", "mute")]
+            for player in players:
+                await player.start(nursery)
+            decisions = Decisions()
+            request = Request(ply=1, clock=Clock(move_ms=200), events=[], legal=["Na1"], observation=None)
+
+            asked = [0, 0, 0, 1]
+
+            async def game() -> None:  # run() calls it again after a fault: it goes on from where it was
+                while asked:
+                    seat = asked.pop(0)
+                    assert (await decisions.ask(seat, players[seat], request, 0.2)).action == "Na1"
+                    await trio.sleep(0.015)  # the next request's deadline may be within the slack: not moved
+
+            begin = trio.current_time()
+            await decisions.run(game, lambda seat, fault: faulted.append(
+                (seat, fault.detail, trio.current_time() - begin)))
+            nursery.cancel_scope.cancel()
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+    [(seat, detail, noticed)] = faulted
+    assert seat == 1 and detail == "no answer in time (limit 200 ms)"
+    assert 0.045 + 0.25 - 1e-9 <= noticed <= 0.045 + 0.25 + 0.02 + 1e-9  # never before the deadline
 
 
 def test_the_game_clock_runs_down_by_each_answer_and_flags_at_the_right_decision() -> None:

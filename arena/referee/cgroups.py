@@ -171,27 +171,33 @@ class BotCgroup:
 
     def cpu_seconds(self) -> float | None:
         """CPU time the whole tree has used so far, or None without a CPU counter. Read
-        twice a decision, so from a file kept open (a pread costs a microsecond, an
-        open and read twenty)."""
-        if self._cpu_fd is None:
-            path = (self.dirs[""] / "cpu.stat") if self.support.version == 2 else (
-                self.dirs["cpuacct"] / "cpuacct.usage" if "cpuacct" in self.dirs else None)
-            if path is None:
-                return None
-            try:
-                self._cpu_fd = os.open(path, os.O_RDONLY)
-            except OSError:
+        once a decision, so from a file kept open: one pread (v1's cpuacct.usage holds
+        one number of nanoseconds; v2's cpu.stat starts with usage_usec)."""
+        fd = self._cpu_fd
+        if fd is None:
+            fd = self._open_cpu_counter()
+            if fd is None:
                 return None
         try:
-            text = os.pread(self._cpu_fd, 4096, 0)
-            if self.support.version == 2:
-                for line in text.splitlines():
-                    if line.startswith(b"usage_usec "):
-                        return int(line.split()[1]) / 1e6
-                return None
-            return int(text) / 1e9
+            if self.support.version == 1:
+                return int(os.pread(fd, 32, 0)) / 1e9
+            for line in os.pread(fd, 4096, 0).splitlines():
+                if line.startswith(b"usage_usec "):
+                    return int(line[11:]) / 1e6
+            return None
         except (OSError, ValueError):
             return None
+
+    def _open_cpu_counter(self) -> int | None:
+        path = (self.dirs[""] / "cpu.stat") if self.support.version == 2 else (
+            self.dirs["cpuacct"] / "cpuacct.usage" if "cpuacct" in self.dirs else None)
+        if path is None:
+            return None
+        try:
+            self._cpu_fd = os.open(path, os.O_RDONLY)
+        except OSError:
+            return None
+        return self._cpu_fd
 
     def limit_events(self) -> tuple[int, int]:
         """(times the memory limit killed a process, times a fork hit the process limit)."""

@@ -45,7 +45,8 @@ class LineChannel(Protocol):
 
     async def read_line(self, deadline: float) -> bytes:
         """The next line without its newline by `deadline`, or raise BotFault (time-out,
-        crash, closed-pipe, oversized-line)."""
+        crash, closed-pipe, oversized-line). With `math.inf` the read has no deadline of
+        its own and the caller's cancel scope holds one (cheaper than a scope per read)."""
 
     def unsolicited(self) -> bool:
         """Whether the bot has written anything not yet read (it was not asked to)."""

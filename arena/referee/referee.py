@@ -1,8 +1,8 @@
 """The referee: plays one game between live bots under the rules and the clock.
 
 It knows the game only through the State interface. Every decision: list the legal
-actions, ask the bot through a Decision (which owns the deadline), check and apply the
-answer in one place (`_accept`), and append it to the record. A bot that breaks the
+actions, ask the bot through the game's Decisions (which own the deadlines), check and
+apply the answer in one place (`_accept`), and append it to the record. A bot that breaks the
 contract forfeits (2 seats) or is removed and ranked last while the referee plays its
 remaining decisions (3 or more seats).
 """
@@ -14,7 +14,7 @@ from collections.abc import Callable
 
 from arena.games.base import CHANCE, TERMINAL, GameError, State
 from arena.records.record import GameRecord, Ply, TurnCounter
-from arena.referee.decision import Answer, Decision
+from arena.referee.decision import Answer, Decisions
 from arena.referee.faults import BotFault, SeatFault
 from arena.referee.openings import random_opening_action, random_opening_rng
 from arena.referee.outcome import (
@@ -61,6 +61,7 @@ class Referee:
         self.events: list[list[Event]] = [shared] * n if not self.hidden else [[] for _ in range(n)]
         self.cursor = [0] * n
         self.turns = TurnCounter()
+        self.decisions = Decisions()
 
     # ---- the game ----------------------------------------------------------------------
 
@@ -68,20 +69,25 @@ class Referee:
         """Play the game to its end (or to the forfeit that ends it)."""
         await self._start()
         self._play_opening()
-        while not self._game_over_by_faults():
+        await self.decisions.run(self._play_decisions, self._fault)
+        outcome = self._outcome()
+        await self._finish(outcome)
+        return outcome
+
+    async def _play_decisions(self) -> None:
+        """Every decision to the end of the game (or to the forfeit that ends it)."""
+        removed = self.removed
+        while not (removed and self._game_over_by_faults()):
             state = self.state  # rebuilt after a refused action
             seat = state.current()
             if seat == TERMINAL:
                 break
             if seat == CHANCE:
                 self._record(Ply(0, state.sample_chance(self.rng), chance=True, actor=CHANCE))
-            elif seat in self.removed:
+            elif seat in removed:
                 self._record(Ply(0, state.forced_action(), actor=seat, forced=True))
             else:
                 await self._decide(seat)
-        outcome = self._outcome()
-        await self._finish(outcome)
-        return outcome
 
     def _play_opening(self) -> None:
         """The opening's plies, played by the referee before any bot decides; each is
@@ -136,39 +142,38 @@ class Referee:
     async def _decide(self, seat: int) -> None:
         state = self.state
         player = self.players[seat]
-        limit = self.clocks.limit(seat)
+        limit, clock = self.clocks.request(seat)
         if limit <= 0:
             self._fault(seat, BotFault(Termination.TIME_OUT, "its game clock had run out before this decision"))
             return
+        number = len(self.plies) + 1
+        events = self.events[seat]
+        start, self.cursor[seat] = self.cursor[seat], len(events)
         request = Request(
-            ply=len(self.plies) + 1,
-            clock=self.clocks.wire(seat, limit),
-            events=self._new_events(seat),
+            ply=number, clock=clock, events=events[start:],
             legal=state.legal_actions() if player.wants_legal else None,
             observation=state.observation(seat) if player.wants_observation else None,
         )
         try:
-            answer = await Decision(limit, player.timing.grace_s).ask(player, request)
-            self._accept(seat, answer)
+            answer = await self.decisions.ask(seat, player, request, limit)
+            self._accept(seat, answer, number)
         except BotFault as fault:
             self._fault(seat, fault)
             return
         self.clocks.charge(seat, answer.elapsed_s)
 
-    def _accept(self, seat: int, answer: Answer) -> None:
+    def _accept(self, seat: int, answer: Answer, number: int) -> None:
         """The one place a bot's action meets the rules: legal where it is played, and
         applied; BotFault illegal-action otherwise."""
-        ply = len(self.plies) + 1
-        action = answer.action
+        action, cpu_s = answer.action, answer.cpu_s
         if not _is_legal(self.state, action):
-            raise BotFault(Termination.ILLEGAL_ACTION, f"{action[:60]!r} is not legal at ply {ply}")
+            raise BotFault(Termination.ILLEGAL_ACTION, f"{action[:60]!r} is not legal at ply {number}")
         try:
-            cpu_ms = None if answer.cpu_s is None else round(answer.cpu_s * 1000, 1)
-            self._record(Ply(0, action, actor=seat, elapsed_ms=round(answer.elapsed_s * 1000, 1), cpu_ms=cpu_ms,
-                             info=answer.info))
+            self._record(Ply(0, action, actor=seat, elapsed_ms=round(answer.elapsed_s * 1000, 1),
+                             cpu_ms=None if cpu_s is None else round(cpu_s * 1000, 1), info=answer.info))
         except GameError as exc:
             raise BotFault(Termination.ILLEGAL_ACTION,
-                           f"the rules refused {action[:60]!r} at ply {ply}: {str(exc)[:200]}") from None
+                           f"the rules refused {action[:60]!r} at ply {number}: {str(exc)[:200]}") from None
 
     # ---- bookkeeping -------------------------------------------------------------------
 

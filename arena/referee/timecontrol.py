@@ -105,6 +105,8 @@ class SeatClocks:
         self.controls = controls
         """Each seat's time control (seats may differ: a handicap match, a person)."""
         self.remaining: list[float | None] = [control.base_s for control in controls]
+        self._last: list[tuple[float, Clock] | None] = [None] * len(controls)
+        """Each seat's last `request` (reused while the seat has no game clock)."""
 
     def limit(self, seat: int) -> float:
         """The smaller of the per-move limit and what is left on the seat's clock (0
@@ -124,6 +126,19 @@ class SeatClocks:
             remaining_ms=None if remaining is None else max(0, round(remaining * 1000)),
             increment_ms=None if remaining is None else round(self.controls[seat].increment_s * 1000),
         )
+
+    def request(self, seat: int) -> tuple[float, Clock]:
+        """The limit of the seat's next decision and the `clock` its request sends, in
+        one call per decision; under a per-move limit alone both are the same for every
+        request of a seat, made once (encode the clock, never change it)."""
+        last = self._last[seat]
+        remaining = self.remaining[seat]
+        if last is not None and remaining is None:
+            return last
+        limit = self.limit(seat)
+        made = limit, self.wire(seat, limit)
+        self._last[seat] = made
+        return made
 
     def charge(self, seat: int, elapsed_s: float) -> None:
         """Take an answer's time off the seat's clock, never below zero (an answer late
