@@ -3,7 +3,7 @@ code in a Trio loop, `SimpleBot` for everyone else (a Trio loop in a background 
 as chess.engine.SimpleEngine runs asyncio in one).
 
 A bot is started the way the referee starts one (the same launcher: its sandbox and
-limits by default), and asked through the referee's own handshake and Decision: each
+limits by default), and asked through the referee's own handshake and Decisions: each
 `play` is a game of one decision (start, request, action, end). Its faults are the
 referee's BotFault (time-out, crash, malformed line, illegal action...); a bot that
 faulted is killed and started afresh at the next `play`, as in a match."""
@@ -23,7 +23,7 @@ import trio
 from arena.games import GAMES, get_game
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, State
 from arena.referee.botnames import PER_GAME, BotNameError, resolve_bot
-from arena.referee.decision import Answer, Decision
+from arena.referee.decision import Answer, ask_once
 from arena.referee.faults import BotFault
 from arena.referee.player import BotPlayer, Timing
 from arena.referee.reaper import process_reaper
@@ -182,7 +182,7 @@ class Bot:
             request = Request(ply=len(moves or ()) + 1, clock=clocks.wire(seat, clocks.limit(seat)), events=events,
                               legal=state.legal_actions() if player.wants_legal else None,
                               observation=state.observation(seat) if player.wants_observation else None)
-            answer = await Decision(clocks.limit(seat), player.timing.grace_s).ask(player, request)
+            answer = await ask_once(player, request, clocks.limit(seat))
             if not _is_legal(state, answer.action):
                 raise BotFault(Termination.ILLEGAL_ACTION, f"{answer.action[:60]!r} is not legal at ply "
                                                            f"{request.ply}")

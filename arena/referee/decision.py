@@ -149,3 +149,20 @@ class Decisions:
 
     def _limit_ms(self) -> str:
         return f"{self._limit_s * 1000:.0f} ms"
+
+
+async def ask_once(player: BotPlayer, request: Request, limit_s: float) -> Answer:
+    """One request outside a game's loop (arena.Bot asks one decision at a time): the
+    bot's answer, or the BotFault of its seat."""
+    decisions = Decisions()
+    answers: list[Answer] = []
+    faults: list[BotFault] = []
+
+    async def one() -> None:
+        if not faults:
+            answers.append(await decisions.ask(0, player, request, limit_s))
+
+    await decisions.run(one, lambda seat, fault: faults.append(fault))
+    if faults:
+        raise faults[0]
+    return answers[0]
