@@ -7,11 +7,7 @@ import pytest
 from arena.games import TERMINAL, GameError, IllegalAction, get_game
 from arena.games.blox import BloxState
 from arena.games.perft import perft
-from arena.records.reader import read_records
-from arena.records.replay import verify
-from arena.records.writer import write_records
 from arena.render.blox import render_blox, text_blox, text_blox_level
-from tests.test_selfplay import random_game_record
 
 GAME = get_game("blox")
 
@@ -220,32 +216,6 @@ def test_observation_and_views() -> None:
     render_blox(state)
 
 
-# ---- self-play ---------------------------------------------------------------------------------
-
-
-def self_play(games: int, seed: int, sizes: tuple[str, ...], seat_counts: tuple[int, ...] = (2, 3, 4)) -> None:
-    for size in sizes:
-        for seats in seat_counts:
-            records = [random_game_record("blox", seats, seed * 100_000 + i, {"width": size, "height": size})
-                       for i in range(games)]
-            text = write_records(records)
-            again = read_records(text)
-            assert write_records(again) == text
-            for record in again:
-                assert verify(record) == []
-
-
-def test_random_games_end_and_verify() -> None:
-    self_play(4, seed=1, sizes=("8",))
-    self_play(1, seed=1, sizes=("16",), seat_counts=(2,))
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(7200)
-def test_hundreds_of_random_games_end_and_verify() -> None:
-    self_play(500, seed=2, sizes=("8", "16"))
-
-
 # ---- the bridge variant -------------------------------------------------------------------
 
 
@@ -296,19 +266,3 @@ def test_bridge_ignores_the_edges(variant: str) -> None:
 def test_bridge_options_are_checked(options: dict[str, str], seats: int, message: str) -> None:
     with pytest.raises(GameError, match=message):
         GAME.new_state(seats, {"variant": "bridge", **options})
-
-
-def bridge_self_play(games: int, seed: int) -> None:
-    for i in range(games):
-        record = random_game_record("blox", 2, seed * 100_000 + i, {"variant": "bridge", "width": "14", "height": "14"})
-        assert verify(read_records(write_records([record]))[0]) == []
-
-
-def test_bridge_random_games_end_and_verify() -> None:
-    bridge_self_play(3, seed=7)
-
-
-@pytest.mark.slow
-@pytest.mark.timeout(3600)
-def test_hundreds_of_bridge_random_games_end_and_verify() -> None:
-    bridge_self_play(500, seed=8)

@@ -25,8 +25,8 @@ import pytest
 from arena.records.files import read_record_file
 from arena.records.replay import verify
 from arena.web.replay import replay_page
+from tests.helpers.games import random_game_record
 from tests.slow_bot import write_slow_bot
-from tests.test_selfplay import random_game_record
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:

@@ -532,37 +532,6 @@ def test_forced_action_is_the_first_legal() -> None:
     assert state.forced_action() == "1c2>d2"
 
 
-# ---- random self-play ---------------------------------------------------------------------
-
-
-def _self_play(games_per_setting: int, seed: int) -> None:
-    for seats in range(2, 7):
-        for board in ("wedge", "rect"):
-            for k in range(games_per_setting):
-                rng = random.Random(seed * 100_000 + seats * 1000 + k + (500 if board == "rect" else 0))
-                state = new(seats, board)
-                plies = 0
-                while not state.is_terminal():
-                    legal = state.legal_actions()
-                    assert legal and state.current() == plies % seats
-                    action = legal[rng.randrange(len(legal))]
-                    assert state.is_legal(action)
-                    state.apply(action)
-                    plies += 1
-                assert plies == 16 * seats
-                assert EMPTY not in state.owner and state.left == [0] * (3 * seats)
-                assert len(state.result().ranks) == seats
-
-
-def test_random_self_play() -> None:
-    _self_play(games_per_setting=40, seed=1)
-
-
-@pytest.mark.slow
-def test_random_self_play_many() -> None:
-    _self_play(games_per_setting=1000, seed=2)
-
-
 # ---- renderer ---------------------------------------------------------------------------
 
 

@@ -118,7 +118,7 @@ class LaxState(BTTState):
     def clone(self) -> LaxState:
         twin = super().clone()
         twin.__class__ = LaxState
-        return twin  # type: ignore[return-value]
+        return twin
 
 
 class LaxBTT(BTT):

@@ -20,7 +20,7 @@ from arena.referee.outcome import GameSetup, game_tags
 from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
 from arena.web.replay import replay_page
-from tests.test_selfplay import random_game_record
+from tests.helpers.games import random_game_record
 
 SMALL = {"roots": {"radius": "3"}, "blox": {"width": "8", "height": "8"}}
 

@@ -24,7 +24,7 @@ from arena.records.record import GameRecord
 from arena.records.replay import state_at, verify
 from arena.records.writer import write_records
 from arena.render.roots import render_roots, text_roots
-from tests.test_selfplay import random_game_record
+from tests.helpers.games import random_game_record
 
 GAME = get_game("roots")
 

@@ -19,7 +19,7 @@ from arena.games.base import State
 from arena.records.replay import replay
 from arena.render.svg import View, action_spots, svg_defs, svg_state
 from arena.web.frames import record_film
-from tests.test_selfplay import random_game_record
+from tests.helpers.games import random_game_record
 
 SVG = "{http://www.w3.org/2000/svg}"
 

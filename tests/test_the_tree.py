@@ -12,11 +12,8 @@ from arena.games import CHANCE, TERMINAL, IllegalAction, get_game
 from arena.games.perft import perft
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import TILES, Move, Tile, fits_above, tile_name
-from arena.records.reader import read_records
-from arena.records.replay import verify
-from arena.records.writer import write_records
 from arena.render.the_tree import render_the_tree, symbol, text_the_tree
-from tests.test_selfplay import random_game_record
+from tests.helpers.games import random_game_record
 
 GAME = get_game("the-tree")
 PERFT_DEAL = ("67,34,02,55,26,45,35,24,66,13,14,25,05,01,12,57,77,47,33,16,44,00,46,03,06,37,15,27,22,17,"
@@ -494,27 +491,3 @@ def test_views_show_the_end() -> None:
     text = text_the_tree(state)
     assert "game over: ranks 1 1" in text and "(blocked)" in text
     render_the_tree(state)
-
-
-# ---- self-play ------------------------------------------------------------------------------
-
-
-def self_play(games_per_count: int, seed: int) -> None:
-    for seats in range(1, 5):
-        records = [random_game_record("the-tree", seats, seed * 100_000 + i, {}) for i in range(games_per_count)]
-        text = write_records(records)
-        again = read_records(text)
-        assert write_records(again) == text
-        for record in again:
-            assert verify(record) == []
-            assert record.plies[0].chance and sum(p.chance for p in record.plies) == 1
-            assert len(record.plies) <= 1 + 36 + 27 + 4 * 37
-
-
-def test_random_games_end_and_verify() -> None:
-    self_play(75, seed=1)
-
-
-@pytest.mark.slow
-def test_thousands_of_random_games_end_and_verify() -> None:
-    self_play(2000, seed=2)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from typer.testing import CliRunner
 
@@ -11,11 +9,7 @@ from arena.cli import app
 from arena.games import TERMINAL, IllegalAction, get_game
 from arena.games.perft import perft
 from arena.games.treeblox import DARK, FINAL, LIGHT, MAIN, OVER, TreebloxState
-from arena.records.reader import read_records
-from arena.records.replay import verify
-from arena.records.writer import write_records
 from arena.render.treeblox import render_treeblox, text_treeblox
-from tests.test_selfplay import random_game_record
 
 GAME = get_game("treeblox")
 OPENING = ["L0,0,0", "L3,3,0"]
@@ -294,25 +288,3 @@ def test_cli_legal_and_perft() -> None:
     assert result.exit_code == 0 and len(result.output.split()) == 29
     result = runner.invoke(app, ["perft", "treeblox", "2"])
     assert result.output.split() == ["1", "16", "2", "240"]
-
-
-# ---- self-play --------------------------------------------------------------------------------
-
-
-def self_play(games: int, seed: int) -> None:
-    records = [random_game_record("treeblox", 2, seed * 100_000 + i, {}) for i in range(games)]
-    text = write_records(records)
-    again = read_records(text)
-    assert write_records(again) == text
-    for record in again:
-        assert verify(record) == []
-        assert 4 <= len(record.plies) <= 2 + 3 * 64
-
-
-def test_random_games_end_and_verify() -> None:
-    self_play(300, seed=1)
-
-
-@pytest.mark.slow
-def test_thousands_of_random_games_end_and_verify(tmp_path: Path) -> None:
-    self_play(2000, seed=2)

@@ -21,9 +21,10 @@ import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Self
 
 from arena.errors import ArenaError, excerpt
+from arena.games.copying import Copier, install_clone
 
 CHANCE = -1
 """`State.current()` when the next decision is a chance outcome."""
@@ -84,6 +85,28 @@ class State(ABC):
     num_seats: int
     options: Mapping[str, str] = field(default_factory=dict)
 
+    game_id: ClassVar[str] = ""
+    """The id of the game the state belongs to (its `game`)."""
+    copied: ClassVar[Mapping[str, Copier]] = {}
+    """The attributes `clone` copies, each with how (arena.games.copying); it shares
+    every other attribute, so those must never change in place."""
+
+    @property
+    def game(self) -> Game:
+        """The game this state belongs to: its identity, seat counts and options, and
+        what it hides (`has_hidden_information`)."""
+        from arena.games import GAMES
+
+        if self.game_id not in GAMES:
+            raise GameError(f"{type(self).__name__} names no registered game (game_id {self.game_id!r})")
+        return GAMES[self.game_id]
+
+    def clone(self) -> Self:
+        """An independent copy, cheap enough for search bots: generated once per class
+        from `copied` (arena.games.copying), then as fast as a hand-written copy."""
+        cloned: Self = install_clone(type(self), self.__dict__, self.copied)(self)
+        return cloned
+
     @abstractmethod
     def current(self) -> int:
         """The seat to decide (0-based), or CHANCE, or TERMINAL."""
@@ -96,10 +119,6 @@ class State(ABC):
     def apply(self, action: str) -> None:
         """Play one action (a seat's or a chance outcome); for any other string raise
         IllegalAction and leave the state unchanged."""
-
-    @abstractmethod
-    def clone(self) -> State:
-        """An independent copy, cheap enough for search bots."""
 
     @abstractmethod
     def result(self) -> Result:
@@ -177,3 +196,10 @@ class Game(ABC):
     @abstractmethod
     def _initial_state(self, seats: int, options: dict[str, str]) -> State:
         """Build the initial state; seats and options are already checked."""
+
+    def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> State:
+        """A full position consistent with what one seat observes (its `observation`),
+        what it cannot see drawn at random: how a person's seat or a search bot in a
+        game with hidden information gets a position to show or to search. Games
+        without hidden information are followed by their actions instead."""
+        raise GameError(f"{self.id} hides nothing: follow its actions instead of guessing from an observation")

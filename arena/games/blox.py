@@ -53,6 +53,9 @@ class BloxState(State):
     The mover's legal positions are computed once per position and shared by
     `legal_actions`, `is_legal` and `apply`."""
 
+    game_id = "blox"
+    copied = {name: list.copy for name in ("bricks", "occupied", "blocked", "covered", "left", "parent", "edges")}
+
     def __init__(self, num_seats: int, options: Mapping[str, str]) -> None:
         super().__init__(num_seats, options)
         self.geo = geometry(int(options.get("width", "16")), int(options.get("height", "16")))
@@ -132,29 +135,6 @@ class BloxState(State):
             self.over = True
             return
         self.mover = (self.mover + 1) % self.num_seats
-
-    def clone(self) -> BloxState:
-        other = BloxState.__new__(BloxState)
-        other.num_seats = self.num_seats
-        other.options = self.options
-        other.geo = self.geo
-        other.max_turns = self.max_turns
-        other.bricks = self.bricks[:]
-        other.occupied = self.occupied[:]
-        other.blocked = self.blocked[:]
-        other.covered = self.covered[:]
-        other.left = self.left[:]
-        other.mover = self.mover
-        other.turns = self.turns
-        other.passes = self.passes
-        other.winner = self.winner
-        other.over = self.over
-        other.parent = self.parent[:]
-        other.edges = self.edges[:]
-        other.starts = self.starts
-        other._placements = self._placements
-        other._legal = self._legal
-        return other
 
     def result(self) -> Result:
         if self.winner is None:

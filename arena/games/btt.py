@@ -45,6 +45,10 @@ class BTTState(State):
     occupied non-null target) that any seat could play now, kept up to date by
     `apply`, so listing moves needs no scan of the board."""
 
+    game_id = "btt"
+    copied = {"owner": list.copy, "size": list.copy, "target": list.copy, "left": list.copy, "scores": list.copy,
+              "valid": set.copy}
+
     def __init__(self, num_seats: int, options: Mapping[str, str]) -> None:
         super().__init__(num_seats, options)
         self.geo = geometry(num_seats, options.get("board", "wedge"))
@@ -91,24 +95,6 @@ class BTTState(State):
             self._pass()
         else:
             self._setup(kind, idx)
-
-    def clone(self) -> BTTState:
-        twin = BTTState.__new__(BTTState)
-        twin.num_seats = self.num_seats
-        twin.options = self.options
-        twin.geo = self.geo
-        twin.owner = self.owner[:]
-        twin.size = self.size[:]
-        twin.target = self.target[:]
-        twin.left = self.left[:]
-        twin.scores = self.scores[:]
-        twin.ply = self.ply
-        twin.placed = self.placed
-        twin.passes = self.passes
-        twin.over = self.over
-        twin.valid = self.valid.copy()
-        twin._legal = self._legal
-        return twin
 
     def result(self) -> Result:
         scores = tuple(float(s) for s in self.scores)

@@ -16,6 +16,7 @@ from itertools import combinations
 from typing import Any
 
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Option, Result, State, competition_ranks
+from arena.games.copying import copy_lists, copy_sets
 from arena.games.roots_board import RootsBoard
 from arena.games.roots_map import SIDES, PlanetMap, hex_disc, load_map
 from arena.games.roots_pieces import (
@@ -31,6 +32,7 @@ from arena.games.roots_pieces import (
     SeatPowers,
     Stroke,
     Tip,
+    copy_powers,
     format_roll,
     parse_roll,
     special_offsets,
@@ -40,6 +42,10 @@ from arena.games.roots_pieces import (
 class RootsState(RootsBoard, State):
     """A position. `used[region]` is a 6-bit mask of used sides; `strokes[region]`
     the strokes drawn there; `tips[seat]` the open tips; pools are sorted lists."""
+
+    game_id = "roots"
+    copied = {"used": list.copy, "strokes": copy_lists, "tips": copy_sets, "regular": list.copy, "special": list.copy,
+              "kept": list.copy, "left": list.copy, "powers": copy_powers, "_exits": list.copy}
 
     def __init__(self, num_seats: int, options: Mapping[str, str], planet: PlanetMap) -> None:
         super().__init__(num_seats, options)
@@ -100,20 +106,6 @@ class RootsState(RootsBoard, State):
             raise IllegalAction(action, self._why_illegal(action))
         self._legal = None
         self._play(move)
-
-    def clone(self) -> RootsState:
-        other = RootsState.__new__(RootsState)
-        other.__dict__.update(self.__dict__)
-        other.used = list(self.used)
-        other.strokes = [list(s) for s in self.strokes]
-        other.tips = [set(t) for t in self.tips]
-        other.regular = list(self.regular)
-        other.special = list(self.special)
-        other.kept = list(self.kept)
-        other.left = list(self.left)
-        other.powers = [p.copy() for p in self.powers]
-        other._exits = list(self._exits)
-        return other
 
     def result(self) -> Result:
         scores = self.scores()

@@ -120,3 +120,8 @@ class SeatPowers:
 
     def copy(self) -> SeatPowers:
         return SeatPowers(self.reroll, self.fast, self.cross)
+
+
+def copy_powers(powers: list[SeatPowers]) -> list[SeatPowers]:
+    """Both seats' power-ups, copied (RootsState.copied)."""
+    return list(map(SeatPowers.copy, powers))

@@ -18,6 +18,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Result, State
+from arena.games.copying import copy_lists
 from arena.games.the_tree_tiles import (
     ABOVE_OK,
     ANY,
@@ -47,6 +48,10 @@ class TheTreeState(State):
     overlap and brick bond go (rule b is checked per tile); `hands[s]` holds seat s's
     tiles; `supply` is the face-down stack, top first; `finished` lists seats in the
     order they emptied their hands."""
+
+    game_id = "the-tree"
+    copied = {"hands": copy_lists, "supply": list.copy, "cells": dict.copy, "tiles": list.copy, "placers": list.copy,
+              "spots": set.copy, "finished": list.copy, "blocked": list.copy}
 
     def __init__(self, num_seats: int, options: Mapping[str, str] | None = None) -> None:
         super().__init__(num_seats, options or {})
@@ -167,26 +172,6 @@ class TheTreeState(State):
             self.play(None)
         else:
             raise IllegalAction(action, self._why_illegal(action))
-
-    def clone(self) -> TheTreeState:
-        other = TheTreeState.__new__(TheTreeState)
-        other.num_seats = self.num_seats
-        other.options = self.options
-        other.dealt = self.dealt
-        other.hands = [list(h) for h in self.hands]
-        other.supply = list(self.supply)
-        other.cells = dict(self.cells)
-        other.tiles = list(self.tiles)
-        other.placers = list(self.placers)
-        other.spots = set(self.spots)
-        other.mover = self.mover
-        other.finished = list(self.finished)
-        other.passes = self.passes
-        other.over = self.over
-        other.blocked = list(self.blocked)
-        other._legal = self._legal
-        other._moves = self._moves
-        return other
 
     def result(self) -> Result:
         ranks = [0] * self.num_seats
@@ -389,3 +374,6 @@ class TheTree(Game):
 
     def _initial_state(self, seats: int, options: dict[str, str]) -> TheTreeState:
         return TheTreeState(seats, options)
+
+    def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> TheTreeState:
+        return TheTreeState.from_observation(observation, rng)

@@ -14,6 +14,7 @@ from typing import Any
 
 from arena.errors import excerpt
 from arena.games.base import TERMINAL, Game, GameError, IllegalAction, Result, State, competition_ranks
+from arena.games.copying import copy_lists, copy_sets
 from arena.games.numbers import canonical_int
 
 DARK, LIGHT = 0, 1
@@ -86,6 +87,9 @@ class TreebloxState(State):
     column to its highest cell; `available[p]` holds the empty cells where p may place
     now; `active[p]` counts p's active leaves."""
 
+    game_id = "treeblox"
+    copied = {"cubes": dict.copy, "top": dict.copy, "available": copy_sets, "active": list.copy, "stock": copy_lists}
+
     def __init__(self, num_seats: int = 2, options: Mapping[str, str] | None = None) -> None:
         super().__init__(num_seats, options or {})
         self.cubes: dict[int, int] = {}
@@ -137,23 +141,6 @@ class TreebloxState(State):
         if not self._placement_legal(kind, cell):
             raise IllegalAction(action, self._why_illegal(kind, cell))
         self._place(kind, cell)
-
-    def clone(self) -> TreebloxState:
-        other = TreebloxState.__new__(TreebloxState)
-        other.num_seats = self.num_seats
-        other.options = self.options
-        other.cubes = dict(self.cubes)
-        other.top = dict(self.top)
-        other.available = [set(self.available[0]), set(self.available[1])]
-        other.active = list(self.active)
-        other.stock = [list(self.stock[0]), list(self.stock[1])]
-        other.phase = self.phase
-        other.mover = self.mover
-        other.rate = self.rate
-        other.placed = self.placed
-        other.empty_turns = self.empty_turns
-        other._legal = self._legal
-        return other
 
     def result(self) -> Result:
         scores = (float(self.active[0]), float(self.active[1]))

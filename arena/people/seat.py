@@ -1,8 +1,9 @@
 """A person's seat: the protocol spoken for a person, and the game kept as the person
 sees it. `serve_person` answers hello, follows each game from its start message and
 the events of each request, and asks the `Person` (terminal or browser) for each
-action. With hidden information (The Tree) the position comes from the seat's
-observation, with the unseen tiles filled in at random and never drawn."""
+action. With hidden information the position is the game's guess from the seat's
+observation (`Game.determinize`: The Tree's unseen tiles dealt at random), and what the
+seat cannot see is never drawn."""
 
 from __future__ import annotations
 
@@ -71,9 +72,7 @@ class _Game:
                 if not self.game.has_hidden_information:
                     self.state.apply(self.last)
         if self.game.has_hidden_information and request.get("observation") is not None:
-            from arena.games.the_tree import TheTreeState
-
-            self.state = TheTreeState.from_observation(request["observation"], self.rng)
+            self.state = self.game.determinize(request["observation"], self.rng)
 
     def view(self, request: dict[str, Any] | None, result: dict[str, Any] | None = None) -> SeatView:
         legal = [str(a) for a in (request or {}).get("legal") or []]
