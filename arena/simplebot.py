@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from arena.games import GAMES, get_game
+from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, State
 from arena.referee.botnames import PER_GAME, BotNameError, resolve_bot
 from arena.referee.decision import Answer, ask_once
@@ -38,18 +38,6 @@ T = TypeVar("T")
 Limit = float | str | TimeControl
 """Time for one decision: seconds (0.5 or "500ms"), or a TimeControl (its clock's base
 is the time left)."""
-
-
-def game_of(state: State) -> Game:
-    """The game a state belongs to: the registered game whose states are of its class."""
-    known = getattr(state, "game", None)
-    if isinstance(known, Game):
-        return known
-    for game_id in GAMES:
-        game = GAMES[game_id]
-        if type(state).__module__ == type(game).__module__:
-            return game
-    raise ValueError(f"no registered game plays {type(state).__name__}: give game=")
 
 
 def events_to(state: State, game: Game, moves: Sequence[str], seat: int) -> list[Event]:
@@ -77,10 +65,9 @@ class Bot:
     """A running bot for code in a Trio loop: `async with Bot.popen("greedy", game="btt")
     as bot: answer = await bot.play(state, 0.5)`."""
 
-    def __init__(self, player: BotPlayer, nursery: trio.Nursery, game: Game | None) -> None:
+    def __init__(self, player: BotPlayer, nursery: trio.Nursery) -> None:
         self.player = player
         self.nursery = nursery
-        self.game = game
         self.games = 0
         """Games (decisions) played by this bot, numbering the next `start`."""
 
@@ -108,7 +95,8 @@ class Bot:
                     limits: Limits | None = None, sandbox: bool = True, timing: Timing = Timing(),
                     bot_seed: int | None = None, log: Path | None = None) -> Bot:
         """Start the bot in `nursery` (which must outlive it); see `popen`."""
-        known = get_game(game) if game is not None else None
+        if game is not None:
+            get_game(game)  # an unknown game is a GameError before anything starts
         if game is None and isinstance(command, str) and command.strip() in PER_GAME:
             raise BotNameError(f"{command.strip()} is a bot per game: give the game, e.g. game=\"btt\"")
         if isinstance(command, BotSpec):
@@ -122,7 +110,7 @@ class Bot:
             base = replace(base, sandbox=sandbox)
         # The referee's own default launcher: the bot's sandbox, cgroups and limits.
         player = BotPlayer(spec, log, spec.limits or base, timing, hidden=(secret_path(),))
-        bot = cls(player, nursery, known)
+        bot = cls(player, nursery)
         try:
             await bot._ensure_started()
         except BaseException:
@@ -156,14 +144,13 @@ class Bot:
             player.kill()
             raise explained from None
 
-    async def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None,
-                   game: str | None = None) -> Answer:
+    async def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None) -> Answer:
         """The bot's action for the seat to decide in `state`, within `limit` (plus the
         grace of its timing). `moves`, the actions from the game's start that led to
         `state`, are sent as the events of the game, as a referee would: a bot that
         keeps its own copy of the game from the events (the shipped greedy and search
         bots do) needs them. BotFault for a fault, the bot then being killed."""
-        which = get_game(game) if game is not None else self.game or game_of(state)
+        which = state.game
         seat = state.current()
         if seat in (CHANCE, TERMINAL):
             raise ValueError("the state has no seat to decide (a chance point, or the game is over)")
@@ -296,10 +283,9 @@ class SimpleBot:
         """Every process group the bot has run in (see Bot.pgids); kept after quit."""
         return list(self._bot.pgids) if self._bot is not None else self._pgids
 
-    def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None,
-             game: str | None = None) -> Answer:
+    def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None) -> Answer:
         """The bot's action for the seat to decide in `state` (see Bot.play)."""
-        return self._call(lambda bot: bot.play(state, limit, moves=moves, game=game))
+        return self._call(lambda bot: bot.play(state, limit, moves=moves))
 
     def quit(self) -> None:
         """Ask the bot to exit, kill what is left of it, and end the background thread."""
