@@ -35,6 +35,7 @@ from arena.referee.reaper import Reaper, process_reaper
 from arena.referee.sandbox import probe, sandbox_command
 from arena.referee.scratch import QUICK_ENTRIES, Budget, Scratch, TmpfsFolders
 from arena.referee.seeds import SECRET_ENV
+from arena.referee.spawner import run_in_forker
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.stderr_log import StderrLog
 from arena.referee.stderr_log import telling_lines as telling_lines
@@ -105,9 +106,10 @@ class BotProcess(PipeChannel):
 
     async def spawn(self, nursery: trio.Nursery) -> None:
         """Start the process (in its sandbox and cgroup when they are to be had; in a
-        worker thread, since a fork with a preexec step is slow) and its background
-        tasks; BotFault('startup-failure') if the command cannot be run."""
-        stdin, stdout, stderr = await trio.to_thread.run_sync(self._start)
+        thread of the forker's, since a fork with a preexec step is slow and the bot
+        must not die with a worker thread) and its background tasks;
+        BotFault('startup-failure') if the command cannot be run."""
+        stdin, stdout, stderr = await run_in_forker(self._start)
         self.attach(stdin, stdout)
         self.stderr = StderrLog(stderr, self.log_path, self.limits.stderr_bytes, self.sandboxed, self._sandbox_stood)
         nursery.start_soon(self._background)
