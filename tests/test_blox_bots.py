@@ -15,7 +15,7 @@ from arena.records.replay import verify
 from bots.blox_greedy import choose_action
 from bots.blox_plan import UNREACHABLE, node_action, plan_for
 from bots.blox_search import choose_action as search_action
-from tests.botmatch import match
+from tests.helpers.botmatch import match
 
 
 def blox(width: int = 16, height: int = 16, seats: int = 2) -> BloxState:

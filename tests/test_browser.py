@@ -26,7 +26,7 @@ from arena.records.files import read_record_file
 from arena.records.replay import verify
 from arena.web.replay import replay_page
 from tests.helpers.games import random_game_record
-from tests.slow_bot import write_slow_bot
+from tests.helpers.slow_bot import write_slow_bot
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 if CHROMIUM is None:

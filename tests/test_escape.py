@@ -30,10 +30,11 @@ from arena.referee.botnames import resolve_bot
 from arena.referee.cgroups import cgroup_support
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.process import process_table, processes_in_group
+from arena.referee.process import processes_in_group
 from arena.referee.sandbox import probe
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
+from tests.helpers.processes import processes_with
 
 if not probe().sandbox:
     if os.environ.get("CI") == "true":
@@ -79,17 +80,6 @@ def assert_game_sound(result: MatchResult, termination: str = "normal") -> None:
     for outcome in result.outcomes:
         assert outcome.termination == termination, outcome.record.tags.get("TerminationDetail")
         assert verify(outcome.record) == []
-
-
-def processes_with(token: str) -> list[int]:
-    found = []
-    for pid in process_table():
-        try:
-            if token.encode() in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
-        except OSError:
-            continue
-    return found
 
 
 SEATINGS = [2, 3]

@@ -12,7 +12,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-from tests.slow_bot import write_slow_bot
+from tests.helpers.slow_bot import write_slow_bot
 
 
 def fetch(url: str) -> tuple[int, str]:

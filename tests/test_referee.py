@@ -94,7 +94,7 @@ def test_where_no_cgroup_holds_a_bot_its_setsid_children_die_with_it(tmp_path: P
 
     import arena.referee.proctree as proctree
     from arena.referee.cgroups import cgroup_support
-    from tests.test_escape import processes_with
+    from tests.helpers.processes import processes_with
 
     no_cgroups = dataclasses.replace(cgroup_support(), version=0)
     monkeypatch.setattr(proctree, "cgroup_support", lambda: no_cgroups)

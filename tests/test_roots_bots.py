@@ -11,8 +11,8 @@ import pytest
 from arena.cli.summary import totals
 from arena.records.replay import verify
 from bots.roots_greedy import choose_action
-from tests.botmatch import match
-from tests.test_roots import play, ready, three_in_a_row
+from tests.helpers.botmatch import match
+from tests.helpers.roots import play, ready, three_in_a_row
 
 
 def test_greedy_takes_the_region_the_opponent_could_also_reach() -> None:

@@ -7,7 +7,7 @@ import pytest
 
 from arena.cli.summary import totals
 from arena.records.replay import verify
-from tests.botmatch import match
+from tests.helpers.botmatch import match
 
 
 @pytest.mark.parametrize("bot", ["greedy", "search"])

@@ -8,7 +8,7 @@ import pytest
 from arena.cli.summary import totals
 from arena.records.replay import verify
 from arena.referee.match import MatchResult
-from tests.botmatch import match as bot_match
+from tests.helpers.botmatch import match as bot_match
 
 
 def match(first: str, second: str, games: int, per_move: float) -> MatchResult:
