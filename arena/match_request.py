@@ -72,6 +72,9 @@ class MatchRequest:
     event: str = "arena play"
     people: bool = False
     """Whether `human` and `human-web` seat a person."""
+    ro_paths: Sequence[Path | str] = ()
+    """Files or folders outside the bots' own folders their sandboxes show them read-only
+    (`--ro`): each must exist."""
 
 
 @dataclass
@@ -113,6 +116,7 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     bot_seed = random_seed() if request.bot_seed is None else request.bot_seed
     specs = lineup(game, request.bots, bot_seed, options, people if request.people else None, person_time,
                    registry, request.limits)
+    allow_read_only(specs, request.ro_paths)
     controls, timing = time_settings(request.per_move, request.clock, request.startup, request.grace, len(specs))
     if request.time_controls:
         controls = given_controls(request.time_controls, len(specs))
@@ -135,6 +139,18 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
         config = replace(config, launcher=people_launcher(people))
     return PreparedMatch(game, options, specs, config, request.out, logs, own_logs,
                          not own_logs or request.log_protocol, people)
+
+
+def allow_read_only(specs: list[BotSpec], paths: Sequence[Path | str]) -> None:
+    """Show every bot the `paths` (--ro) read-only; SetupError for one that does not exist."""
+    allowed = []
+    for given in paths:
+        path = Path(given).expanduser()
+        if not path.exists():
+            raise SetupError(f"--ro {given}: no such file or folder; give an existing path")
+        allowed.append(str(path.resolve()))
+    for spec in specs:
+        spec.ro_paths = (*spec.ro_paths, *allowed)
 
 
 def given_controls(controls: Sequence[TimeControl], bots: int) -> list[TimeControl]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
@@ -87,8 +88,7 @@ def lineup(game: Game, bots: Sequence[str | BotSpec], bot_seed: int, options: Ma
     specs = []
     for index, bot in enumerate(bots):
         if isinstance(bot, BotSpec):
-            spec = BotSpec(bot.name, list(bot.command), bot.cwd, dict(bot.env), bot.limits, bot.time_control,
-                           bot.named)
+            spec = replace(bot, command=list(bot.command), env=dict(bot.env))
         elif people is not None and bot.strip() in _people_names() and not (registry and bot.strip() in registry):
             specs.append(_seat_person(bot.strip(), str(index), people, person_time))
             continue

@@ -10,12 +10,14 @@ import typer
 from rich.table import Table
 
 from arena.cli.common import arena_errors, console, fail, json_output, print_json, warn_isolation
-from arena.cli.options import BotsFileArg, JsonArg, NoSandboxArg, StartupArg, takes
+from arena.cli.options import BotsFileArg, JsonArg, NoSandboxArg, ReadOnlyArg, StartupArg, takes
 from arena.conformance import Checker, Report
 from arena.games import GAMES
 from arena.games.base import Game
 from arena.league.registry import Registry
+from arena.match_request import allow_read_only
 from arena.match_setup import SetupError, load_game, load_registry, resolve_one
+from arena.referee.botfolder import check_bots
 from arena.referee.botnames import PER_GAME
 from arena.referee.player import Timing
 from arena.referee.spec import BotSpec, Limits
@@ -40,6 +42,7 @@ class CheckOptions:
         "share of a small machine by default; raise it for a bot that needs more.")] = 256
     no_sandbox: NoSandboxArg = False
     bots_file: BotsFileArg = None
+    ro: ReadOnlyArg = None
     json_flag: JsonArg = False
 
     def limits(self) -> Limits:
@@ -68,6 +71,10 @@ def check_command(options: CheckOptions) -> None:
         with arena_errors():
             registry = load_registry(options.bots_file)
         specs = {game.id: _resolve(options.bot, game, registry, limits) for game in games}  # mistakes before a game
+        with arena_errors():
+            for spec in specs.values():
+                allow_read_only([spec], options.ro or ())
+                check_bots([spec], limits, ())
         with console.status("checking") as status:
             checker = Checker(lambda game: specs[game.id], games, control, timing, limits, options.quick,
                               progress=lambda text: status.update(f"checking: {text}"))

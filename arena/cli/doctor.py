@@ -10,6 +10,7 @@ import sys
 from rich.table import Table
 
 from arena.cli.common import console
+from arena.referee.botfolder import COPY_MAX_BYTES
 from arena.referee.cgroups import cgroup_support
 from arena.referee.sandbox import probe
 from arena.referee.seeds import SECRET_ENV, secret_path
@@ -26,9 +27,13 @@ def doctor_command() -> None:
     if isolation.sandbox:
         version = subprocess.run([str(isolation.bwrap), "--version"], capture_output=True, text=True).stdout.strip()
         table.add_row("sandbox", "[green]on[/]", f"{version} at {isolation.bwrap}: each bot has its own user, pid, "
-                      "network, ipc and uts namespaces, no capabilities, a read-only system and folder, and its own "
-                      "/scratch and /tmp (memory-backed, of a fixed size, emptied before every game); it sees no "
-                      "other process, no network, no output of the referee")
+                      "network, ipc and uts namespaces, no capabilities, a read-only system, its program's "
+                      f"installation and its own folder (a private copy for each process, up to {COPY_MAX_BYTES >> 20} MiB), "
+                      "and its own "
+                      "/scratch, /tmp and /dev/shm (memory-backed, of a fixed size, emptied before every game); it "
+                      "sees no other process, no network, no output of the referee, nothing else of your home")
+        for layer in isolation.layers:
+            table.add_row(f"  {layer.name}", "[green]on[/]" if layer.on else "[red]missing[/]", layer.detail)
     else:
         table.add_row("sandbox", "[red]off[/]", f"{isolation.why}. Bots run as plain processes in their own process "
                       "groups: a bot can read what your user can, use the network and signal other processes")
@@ -51,8 +56,8 @@ def doctor_command() -> None:
     table.add_row("chance key", "[green]set[/]" if key or path.exists() else "[yellow]not made yet[/]",
                   f"from ${SECRET_ENV}" if key else f"{path} (made on first use; copy it to replay the same deals "
                   "from the same seeds elsewhere)")
-    if os.geteuid() == 0:
-        table.add_row("user", "[yellow]root[/]", "inside its sandbox a bot is user nobody without capabilities, but "
-                      "its user maps to root outside: run the arena as an ordinary user where you can")
+    if os.geteuid() == 0 and not isolation.sandbox:
+        table.add_row("user", "[red]root[/]", "without their sandbox, bots run as root: run the arena as an "
+                      "ordinary user, or give it a sandbox")
     table.add_row("platform", platform.platform(), f"Python {platform.python_version()} ({sys.executable})")
     console.print(table)

@@ -122,6 +122,9 @@ BotsFileArg = Annotated[Path | None, typer.Option(
 NoSandboxArg = Annotated[bool, typer.Option(
     "--no-sandbox", help="Run bots as plain processes, without their sandbox: only for bots you trust "
     "(`arena doctor` tells what the sandbox holds here).")]
+ReadOnlyArg = Annotated[list[Path] | None, typer.Option(
+    "--ro", metavar="PATH", help="A file or folder outside the bots' own folders their sandboxes show them, "
+    "read-only (repeatable): a file their commands name, a book, weights.")]
 LogProtocolArg = Annotated[bool, typer.Option(
     "--log-protocol", help="Write every line each way between the referee and each bot, with a timestamp, the game "
     "and the ply, to BOT.protocol.log in the log folder (kept after the match).")]
@@ -167,6 +170,7 @@ class BotSetup:
     scratch_mb: ScratchArg = DEFAULT_SCRATCH_MB
     no_sandbox: NoSandboxArg = False
     bots_file: BotsFileArg = None
+    ro: ReadOnlyArg = None
 
     def limits(self) -> Limits:
         return Limits(memory_bytes=self.memory_mb << 20, processes=self.max_processes, sandbox=not self.no_sandbox,
@@ -208,4 +212,4 @@ def match_request(options: MatchGroups, bots: list[str], **more: Any) -> MatchRe
                         options=options.option or (), per_move=times.time_per_move, clock=times.clock,
                         startup=times.startup_time, grace=times.grace, limits=options.setup.limits(),
                         registry=options.setup.bots_file, openings=book.openings, random_opening=book.random_opening,
-                        **more)
+                        ro_paths=tuple(options.setup.ro or ()), **more)

@@ -223,12 +223,14 @@ def artifacts(folder: Path, leave_out: Iterable[Path] = (), most: int = WALK_MAX
 
 
 def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), readable_by_all: bool = False,
-                 max_bytes: int = COPY_MAX_BYTES, max_entries: int = COPY_MAX_ENTRIES) -> Path | None:
+                 max_bytes: int | None = None, max_entries: int | None = None) -> Path | None:
     """A copy of `folder` in the new folder `into`, without the arena's files and the
     `leave_out` paths: fresh files whose page cache no earlier process touched, and a
     snapshot (nothing written to the folder later appears in it). None, and nothing
     left in `into`, when the folder holds more than `max_bytes` or `max_entries`.
     Symbolic links are copied as links; other special files are left out."""
+    max_bytes = COPY_MAX_BYTES if max_bytes is None else max_bytes
+    max_entries = COPY_MAX_ENTRIES if max_entries is None else max_entries
     skip = {Path(os.path.realpath(p)) for p in leave_out}
     plan: list[tuple[Path, Path, os.stat_result]] = []
     total = 0
