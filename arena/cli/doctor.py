@@ -29,8 +29,9 @@ def doctor_command() -> None:
         table.add_row("sandbox", "[green]on[/]", f"{version} at {isolation.bwrap}: each bot has its own user, pid, "
                       "network, ipc and uts namespaces, no capabilities, a read-only system, its program's "
                       "installation and its own folder (a private copy for each process, up to "
-                      f"{COPY_MAX_BYTES >> 20} MiB), and its own /scratch, /tmp and /dev/shm (memory-backed, of a fixed size, emptied before every game); it "
-                      "sees no other process, no network, no output of the referee, nothing else of your home")
+                      f"{COPY_MAX_BYTES >> 20} MiB), and its own /scratch, /tmp and /dev/shm (memory-backed, of a "
+                      "fixed size, emptied before every game); it sees no other process, no network, no output of "
+                      "the referee, nothing else of your home")
         for layer in isolation.layers:
             table.add_row(f"  {layer.name}", "[green]on[/]" if layer.on else "[red]missing[/]", layer.detail)
     else:
