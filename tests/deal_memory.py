@@ -1,8 +1,8 @@
 """What a bot process of The Tree could remember of a deal when it starts a game.
 
 Recording bots (tests/recording_bot.py, sandboxed: they write every line they receive
-to stderr, kept in their logs) play; their logs are cut into processes (each begins
-with its `hello`) and games (start .. end). A game is matched to its record by the seat
+to stderr, kept in their logs) play; their logs are cut into processes (each marks its
+lines with an id of its own) and games (start .. end). A game is matched to its record by the seat
 and the hand the seat was dealt. For each game a process plays, the tiles hidden from
 its seat at the deal (the other hands and the supply) are compared with every tile the
 same process was told in its earlier games of the same deal: each one it was told is a
@@ -27,14 +27,9 @@ PREFIX = "RECORDED "
 ALL_TILES = frozenset(tile_name(t) for t in TILES)
 
 
-def recorder(name: str, seed: int) -> BotSpec:
-    """A sandboxable recording bot (its lines go to its stderr log)."""
-    return BotSpec(name, [sys.executable, str(RECORDER)], str(RECORDER.parent), {"ARENA_BOT_SEED": str(seed)})
-
-
-def recorder_entry(name: str) -> str:
-    """The same bot as a league file's entry."""
-    return f'[[bots]]\nname = "{name}"\ncommand = ["{sys.executable}", "{RECORDER}"]\ncwd = "{RECORDER.parent}"\n'
+def recorder(name: str, seed: int, folder: Path) -> BotSpec:
+    """A sandboxable recording bot (its lines go to its stderr log) whose script is in `folder`."""
+    return BotSpec(name, [sys.executable, str(folder / RECORDER.name)], str(folder), {"ARENA_BOT_SEED": str(seed)})
 
 
 def tiles_named(message: dict[str, Any]) -> set[str]:
@@ -65,26 +60,28 @@ class Played:
 
 
 def processes(log: Path) -> list[list[Played]]:
-    """A recording bot's log cut into processes, each a list of the games it played."""
-    found: list[list[Played]] = []
-    game: Played | None = None
+    """A recording bot's log cut into processes (by the id each writes before its
+    lines), each a list of the games it played."""
+    found: dict[str, list[Played]] = {}
+    current: dict[str, Played] = {}
     for line in log.read_text(errors="replace").splitlines():
         if not line.startswith(PREFIX):
             continue
-        message = json.loads(line[len(PREFIX):])
+        process, _, text = line[len(PREFIX):].partition(" ")
+        message = json.loads(text)
         kind = message.get("type")
-        if kind == "hello":
-            found.append([])
-        elif kind == "start":
-            game = Played(int(message["seat"]), frozenset())
-            found[-1].append(game)
+        games = found.setdefault(process, [])
+        game = current.get(process)
+        if kind == "start":
+            current[process] = game = Played(int(message["seat"]), frozenset())
+            games.append(game)
         elif game is not None and kind in ("request", "end"):
             if not game.hand:
                 deal = next((e["action"] for e in message.get("events", []) if e["seat"] == -1), None)
                 if deal is not None:
                     game.hand = frozenset(deal[5:].split(","))
             game.told |= tiles_named(message)
-    return found
+    return list(found.values())
 
 
 @dataclass
