@@ -26,6 +26,7 @@ from arena.match_setup import (
     time_settings,
 )
 from arena.people.seat import Person
+from arena.referee.botfolder import check_bots
 from arena.referee.match import MatchConfig
 from arena.referee.seeds import installation_key, random_seed
 from arena.referee.spec import BotSpec, Limits
@@ -117,6 +118,7 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     specs = lineup(game, request.bots, bot_seed, options, people if request.people else None, person_time,
                    registry, request.limits)
     allow_read_only(specs, request.ro_paths)
+    check_bots(specs, request.limits, [p for p in (request.out, request.log_dir) if p is not None])
     controls, timing = time_settings(request.per_move, request.clock, request.startup, request.grace, len(specs))
     if request.time_controls:
         controls = given_controls(request.time_controls, len(specs))

@@ -41,7 +41,7 @@ GAME = get_game("the-tree")
 def recorder_folder(tmp_path: Path) -> Path:
     """The recording bot in a folder of its own."""
     folder = tmp_path / "recorder"
-    folder.mkdir(exist_ok=True)
+    folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(RECORDER, folder / RECORDER.name)
     return folder
 
@@ -50,6 +50,7 @@ def match_memory(tmp_path: Path, seats: int, games: int, seed: int = 5) -> Memor
     folder = recorder_folder(tmp_path)
     specs = [recorder(f"rec{b}", 100 * seed + b, folder) for b in range(seats)]
     logs = tmp_path / f"logs-{seats}"
+    tmp_path.mkdir(parents=True, exist_ok=True)
     config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=seed, games=games, log_dir=logs,
                          timing=Timing(startup_s=20), chance_key=b"deal-memory")
     result = trio.run(play_match, config, specs)
@@ -72,6 +73,7 @@ def league_file(tmp_path: Path, seats: int, bots: int, games: int, name: str = "
     entries = "".join(f'[[bots]]\nname = "rec{b}"\ncommand = ["{sys.executable}", "{RECORDER.name}"]\n'
                       f'cwd = "{folder}"\n' for b in range(bots))
     path = tmp_path / f"{name}.toml"
+    tmp_path.mkdir(parents=True, exist_ok=True)
     path.write_text(f'name = "{name}"\ngame = "the-tree"\nseats = {seats}\ngames_per_pairing = {games}\n'
                     f'concurrency = 2\n[time]\nper_move = "5s"\nstartup = "20s"\n{entries}')
     return path

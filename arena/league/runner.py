@@ -18,7 +18,6 @@ from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, Store
 from arena.league.under_way import GamesUnderWay
 from arena.records.files import append_record
 from arena.records.record import Ply
-from arena.referee.botfolder import check_bots
 from arena.referee.match import MatchConfig, PlannedGame, opening_of_cycle
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import derived_bot_seed
@@ -101,8 +100,6 @@ class LeagueRunner:
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
         at once with a LeagueStoreError, the games stored so far intact."""
-        league = self.league
-        check_bots(league.bots, league.limits, (league.output, league.database, league.records, league.logs))
         units = work_units(self.pending, self.league.seats, self.executor.wanted_jobs())
         jobs = [self.job(unit) for unit in units]
         async with trio.open_nursery() as beside:

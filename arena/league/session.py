@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from arena.league.config import League
 from arena.league.runner import LeagueRunner, open_league
 from arena.league.standings import Standings, compute_standings
+from arena.referee.botfolder import check_bots
 
 if TYPE_CHECKING:
     from arena.cluster.executor import DaskExecutor
@@ -26,6 +27,8 @@ class LeagueSession:
 
     def __init__(self, league: League) -> None:
         self.league = league
+        # Before anything is written: no sandboxed bot's folder may hold the league's output.
+        check_bots(league.bots, league.limits, (league.output, league.database, league.records, league.logs))
         self.store, schedule = open_league(league)  # ArenaError or OSError: nothing is left open
         self.runner = LeagueRunner(league, self.store, schedule)
         self.executor: DaskExecutor | None = None
