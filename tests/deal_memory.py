@@ -86,15 +86,17 @@ def processes(log: Path) -> list[list[Played]]:
 
 @dataclass
 class Memory:
-    """The count over a run: games checked, games started by a process that knew
-    hidden tiles, and the tiles it knew."""
+    """The count over a run: games recorded, games checked (one per seat), games started
+    by a process that knew hidden tiles, and the tiles it knew."""
 
+    records: int = 0
     games: int = 0
     remembering: int = 0
     tiles: int = 0
 
     def __str__(self) -> str:
-        return f"{self.games} games, {self.remembering} started by a process knowing hidden tiles ({self.tiles} tiles)"
+        return (f"{self.records} games ({self.games} seats' games), {self.remembering} started by a process knowing "
+                f"hidden tiles, {self.tiles} remembered tiles")
 
 
 def deals_by_hand(records: list[GameRecord]) -> dict[tuple[int, frozenset[str]], str]:
@@ -112,7 +114,7 @@ def deals_by_hand(records: list[GameRecord]) -> dict[tuple[int, frozenset[str]],
 def remembered(logs: list[Path], records: list[GameRecord]) -> Memory:
     """The count for the recording bots' logs of a run and its records."""
     deals = deals_by_hand(records)
-    memory = Memory()
+    memory = Memory(records=len(records))
     for log in logs:
         for process in processes(log):
             told: dict[str, set[str]] = {}

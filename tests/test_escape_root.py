@@ -1,0 +1,97 @@
+"""The escape suite, root is not root: when the arena runs as root, bubblewrap and the bot
+run as user nobody outside their namespaces; in every mode /proc/sys and /dev are
+read-only, a bot makes no user namespace (so mounts no tmpfs, cgroup or proc), its
+/dev/shm is its own and bounded, nothing outside its own folders is writable, and its
+environment is exactly the documented one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.referee.sandbox import RUN_AS, probe
+from arena.referee.spec import Limits
+from arena.referee.toolchain import SYSTEM_PATH
+from tests.test_escape import SEATINGS, assert_game_sound, attack_report, escape, honest, play, processes_with
+
+DOCUMENTED = {"PATH", "LANG", "HOME", "TMPDIR", "ARENA_SCRATCH", "PYTHONDONTWRITEBYTECODE", "ARENA_BOT_SEED"}
+"""The variables docs/protocol.md lists (and a bot's own `env` adds)."""
+
+
+def host_ids(pid: int) -> tuple[int, int] | None:
+    """The real uid and gid of a process as the host sees them."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    fields = {line.split(":")[0]: line.split()[1] for line in status.splitlines() if line.startswith(("Uid", "Gid"))}
+    return int(fields["Uid"]), int(fields["Gid"])
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="the arena runs as root only here")
+def test_as_root_the_bot_and_its_sandbox_run_as_nobody_outside(tmp_path: Path) -> None:
+    assert probe().run_as == RUN_AS, probe().layers
+    token = f"arena-uid-{uuid.uuid4().hex}"
+    seen: dict[int, tuple[int, int] | None] = {}
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.is_set():
+            for pid in processes_with(token):
+                seen.setdefault(pid, host_ids(pid))
+            time.sleep(0.02)
+
+    watcher = threading.Thread(target=watch)
+    watcher.start()
+    try:
+        result = play([escape("hold", ZOO_TARGET=token, ZOO_SECONDS="2"), honest()], tmp_path, per_move=10)
+    finally:
+        done.set()
+        watcher.join()
+    assert attack_report(tmp_path, "hold") == ["holding"]
+    held = [ids for ids in seen.values() if ids is not None]
+    assert len(held) >= 2, seen  # bubblewrap (its command line names the token) and the bot's own process
+    assert set(held) == {RUN_AS}, seen
+    assert_game_sound(result)
+
+
+@pytest.mark.parametrize("seats", SEATINGS)
+def test_no_kernel_setting_user_namespace_mount_or_unbounded_shm(tmp_path: Path, seats: int) -> None:
+    result = play([escape("kernel", ZOO_MB="64"), *[honest()] * (seats - 1)], tmp_path,
+                  limits=Limits(scratch_bytes=24 << 20))
+    report = attack_report(tmp_path, "kernel")[0]
+    assert "core_pattern failed" in report and "drop_caches failed" in report, report
+    assert "unshare failed" in report and "mount failed" in report, report
+    shm = report.split("shm succeeded: ")[1]
+    assert shm.startswith("24 MiB then OSError") or int(shm.split(" MiB")[0]) <= 24, report
+    assert_game_sound(result)
+
+
+def test_nothing_but_its_own_folders_can_be_written(tmp_path: Path) -> None:
+    result = play([escape("writable"), honest()], tmp_path, per_move=10)
+    report = attack_report(tmp_path, "writable")[0]
+    mounts = {m.split(":")[0] for m in report.split("rw mounts [")[1].split("]")[0].replace("'", "").split(", ")}
+    devices = {"/dev/full", "/dev/null", "/dev/random", "/dev/tty", "/dev/urandom", "/dev/zero", "/dev/pts"}
+    assert mounts - devices == {"/scratch", "/tmp", "/dev/shm", "/proc"}, report
+    assert report.endswith("writable in /proc []"), report  # /proc/sys, sysrq-trigger, pressure: read-only
+    assert_game_sound(result)
+
+
+def test_the_environment_is_exactly_the_documented_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("ARENA_LEAK", "the referee's own")
+    result = play([escape("environ", ARENA_BOT_SEED="7"), honest()], tmp_path)
+    report = attack_report(tmp_path, "environ")[0]
+    names = set(report.split("names [")[1].split("]")[0].replace("'", "").split(", "))
+    assert names == DOCUMENTED | {"ZOO_ATTACK"}, report
+    path = report.split("; PATH ")[1].split(":")
+    assert path[-len(SYSTEM_PATH):] == list(SYSTEM_PATH)
+    assert all(os.path.isdir(folder) for folder in path)  # the interpreter's bin folder, then the system's
+    assert os.environ["PATH"] != report.split("; PATH ")[1]
+    assert_game_sound(result)
