@@ -57,11 +57,12 @@ def json_output(enabled: bool) -> Iterator[None]:
     if not enabled:
         yield
         return
+    previous = console._file  # None: whatever sys.stdout is at each write
     console.file = sys.stderr
     try:
         yield
     finally:
-        console.file = sys.stdout
+        console._file = previous  # not sys.stdout as it is now: a caller's stdout may be gone later
 
 
 def print_json(document: object) -> None:
