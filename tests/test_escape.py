@@ -1,6 +1,8 @@
 """The escape suite: cheating bots (bots/zoo/escape.py) try every attack a bot author
 tried on the arena, under the default settings, and each must fail while the game still
-ends as the rules say. The bot writes what it achieved to its stderr log; the tests read
+ends as the rules say. (More of the suite: test_escape_root.py, root is not root;
+test_escape_folders.py, what a bot's folder shows; test_escape_deals.py, The Tree's
+deals across processes.) The bot writes what it achieved to its stderr log; the tests read
 the logs and look at the machine (listeners, files, processes) themselves too.
 
 Without a sandbox on this machine these tests are skipped, except in CI (CI=true),
@@ -19,83 +21,31 @@ import uuid
 from pathlib import Path
 
 import pytest
-import trio
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.games import get_game
 from arena.records.files import read_record_file
-from arena.records.replay import verify
 from arena.referee.botnames import resolve_bot
 from arena.referee.cgroups import cgroup_support
-from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.player import Timing
-from arena.referee.process import processes_in_group
-from arena.referee.sandbox import probe
 from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from tests.helpers.escape import (
+    SEATINGS,
+    assert_game_sound,
+    attack_report,
+    daemons,
+    escape,
+    honest,
+    play,
+    skip_without_sandbox,
+)
 from tests.helpers.processes import processes_with
 
-if not probe().sandbox:
-    if os.environ.get("CI") == "true":
-        pytest.fail(f"CI must run the escape suite, but there is no sandbox here: {probe().why}", pytrace=False)
-    pytest.skip(f"no sandbox on this machine: {probe().why}", allow_module_level=True)
+skip_without_sandbox()
 
 needs_cgroups = pytest.mark.skipif(cgroup_support().version == 0 and os.environ.get("CI") != "true",
                                    reason=f"no cgroups here: {cgroup_support().why}")
 
 
-def escape(attack: str, game: str = "btt", **env: str) -> BotSpec:
-    spec = resolve_bot("zoo/escape", game)
-    spec.env.update({"ZOO_ATTACK": attack, **env})
-    return spec
-
-
-def honest(game: str = "btt") -> BotSpec:
-    return resolve_bot("random", game)
-
-
-def play(specs: list[BotSpec], logs: Path, game: str = "btt", games: int = 1, per_move: float = 3.0,
-         limits: Limits = Limits(), hidden: tuple[Path, ...] = (), options: dict[str, str] | None = None,
-         seed: int = 4) -> MatchResult:
-    config = MatchConfig(get_game(game), options or {}, TimeControl(per_move_s=per_move), seed=seed, games=games,
-                         log_dir=logs, limits=limits, timing=Timing(startup_s=10.0, grace_s=0.05), hidden=hidden,
-                         chance_key=b"escape-suite")
-    result = trio.run(play_match, config, specs)
-    for pgid in result.pgids:
-        assert processes_in_group(pgid) == []
-    return result
-
-
-def attack_report(logs: Path, attack: str) -> list[str]:
-    lines = []
-    for log in sorted(logs.glob("*.log")):
-        lines += [line.split(": ", 1)[1] for line in log.read_text().splitlines()
-                  if line.startswith(f"ATTACK {attack}:")]
-    assert lines, f"the {attack} bot never reported"
-    return lines
-
-
-def assert_game_sound(result: MatchResult, termination: str = "normal") -> None:
-    for outcome in result.outcomes:
-        assert outcome.termination == termination, outcome.record.tags.get("TerminationDetail")
-        assert verify(outcome.record) == []
-
-
-def daemons(token: str) -> list[int]:
-    """The escape bot's daemons named `token` (not the arena, nor bubblewrap, whose
-    command lines name it too)."""
-    found = []
-    for pid in processes_with(token):
-        try:
-            if b"time.sleep" in Path(f"/proc/{pid}/cmdline").read_bytes():
-                found.append(pid)
-        except OSError:
-            continue
-    return found
-
-
-SEATINGS = [2, 3]
 
 
 @pytest.mark.parametrize("seats", SEATINGS)

@@ -32,10 +32,12 @@ from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
-from tests.deal_memory import RECORDER, Memory, recorder, remembered
-from tests.test_escape import attack_report
+from tests.helpers.deal_memory import RECORDER, Memory, recorder, remembered
+from tests.helpers.escape import attack_report, skip_without_sandbox
 
 GAME = get_game("the-tree")
+
+skip_without_sandbox()
 
 
 def recorder_folder(tmp_path: Path) -> Path:

@@ -20,13 +20,15 @@ from arena.cli import app
 from arena.referee import botfolder
 from arena.referee.botnames import resolve_bot
 from arena.referee.spec import BotSpec
-from tests.test_escape import assert_game_sound, attack_report, honest, play
+from tests.helpers.escape import assert_game_sound, attack_report, honest, play, skip_without_sandbox
 
 runner = CliRunner()
 ESCAPE = Path(resolve_bot("zoo/escape", "btt").command[-1])
 EARLIER_RUN = {"games.pgn": '[Event "earlier"]\n', "3-rival.protocol.log": "deal 00,01,02\n",
                "live.json": '{"deal": "00,01"}', "league.sqlite": "db", "league.sqlite-shm": "shm",
                "0-rival.log": "my hand is 00,01\n"}
+
+skip_without_sandbox()
 
 
 def cheat_folder(tmp_path: Path, name: str = "cheat") -> Path:

@@ -18,10 +18,13 @@ import pytest
 from arena.referee.sandbox import RUN_AS, probe
 from arena.referee.spec import Limits
 from arena.referee.toolchain import SYSTEM_PATH
-from tests.test_escape import SEATINGS, assert_game_sound, attack_report, escape, honest, play, processes_with
+from tests.helpers.escape import SEATINGS, assert_game_sound, attack_report, escape, honest, play, skip_without_sandbox
+from tests.helpers.processes import processes_with
 
 DOCUMENTED = {"PATH", "LANG", "HOME", "TMPDIR", "ARENA_SCRATCH", "PYTHONDONTWRITEBYTECODE", "ARENA_BOT_SEED"}
 """The variables docs/protocol.md lists (and a bot's own `env` adds)."""
+
+skip_without_sandbox()
 
 
 def host_ids(pid: int) -> tuple[int, int] | None:

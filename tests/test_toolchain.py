@@ -18,7 +18,7 @@ from arena.referee import toolchain
 from arena.referee.botnames import BOTS_DIR, resolve_bot
 from arena.referee.sandbox import probe
 from arena.referee.toolchain import resolve
-from tests.test_escape import assert_game_sound, attack_report, honest, play
+from tests.helpers.escape import assert_game_sound, attack_report, honest, play
 
 needs_sandbox = pytest.mark.skipif(not probe().sandbox and os.environ.get("CI") != "true",
                                    reason=f"no sandbox here: {probe().why}")

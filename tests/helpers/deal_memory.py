@@ -22,7 +22,7 @@ from arena.games.the_tree_tiles import HAND, TILES, parse_deal, parse_placement,
 from arena.records.record import GameRecord
 from arena.referee.spec import BotSpec
 
-RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
+RECORDER = Path(__file__).resolve().parent.parent / "recording_bot.py"
 PREFIX = "RECORDED "
 ALL_TILES = frozenset(tile_name(t) for t in TILES)
 
