@@ -218,7 +218,7 @@ class DaskExecutor:
                 item = where.get(int(data["index"]))
                 game = item.left.pop(int(data["index"]), None) if item is not None else None
                 if game is not None:  # else: reported before (a task played again)
-                    sink.finished(game, outcome(data))
+                    await sink.finished(game, outcome(data))
             return bool(reports)
 
         while any(item.left for item in running.values()):

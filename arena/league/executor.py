@@ -40,9 +40,9 @@ class GameSink(Protocol):
     def ply(self, game: ScheduledGame, ply: Ply) -> None:
         """A ply of a game under way (executors that can see plies call it)."""
 
-    def finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
-        """A game ended: store it. Raises ArenaError when the store fails, which stops
-        the whole league."""
+    async def finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        """A game ended: store it (off the event loop). Raises ArenaError when the store
+        fails, which stops the whole league."""
 
 
 class Executor(Protocol):
@@ -89,10 +89,10 @@ class LocalExecutor:
             if current:
                 sink.ply(current[0], ply)
 
-        def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
+        async def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
             current.clear()
             try:
-                sink.finished(job.games[index], outcome)
+                await sink.finished(job.games[index], outcome)
             except ArenaError as exc:  # the store or the disk failed: stop the whole league
                 stopped.append(exc)
                 everything.cancel()

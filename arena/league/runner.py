@@ -96,6 +96,8 @@ class LeagueRunner:
         self.secret = store.secret
         self.under_way = GamesUnderWay(league.game.id, league.output)
         """The games in flight, ply by ply (the live page's boards)."""
+        self._storing = trio.Lock()
+        """One game stored at a time, in the order the games ended."""
 
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
@@ -144,40 +146,51 @@ class LeagueRunner:
     def ply(self, game: ScheduledGame, ply: Ply) -> None:
         self.under_way.ply(game.index, ply)
 
-    def finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+    async def finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+        """Store a finished game: the database and the records file are written in a
+        worker thread (each write ends in an fsync, which must not hold the event loop
+        that keeps the other tables' clocks), one game at a time."""
         self.progress.playing.discard(game.index)
         self.progress.in_flight = len(self.progress.playing)
         self.under_way.end(game.index)
-        self._finished(game, outcome)
+        async with self._storing:
+            if outcome.void:
+                await trio.to_thread.run_sync(self._store_void, game, outcome)
+                self.voided.append((game, outcome))
+                error = outcome.record.tags.get("TerminationDetail", "")
+                self.progress.tell(f"round {game.round}: void, an error of the arena ({error[:120]})")
+                self.on_change()
+                return
+            faults = [StoredFault(f.seat, game.seats[f.seat], f.reason, f.detail, f.ply) for f in outcome.faults]
+            if await trio.to_thread.run_sync(self._store_game, game, outcome, faults):
+                progress = self.progress
+                progress.done += 1
+                progress.played_now += 1
+                progress.games.append(StoredGame(
+                    game.index, game.table, game.seats, game.seed, outcome.ranks, outcome.scores, tuple(faults),
+                    outcome.termination, len(outcome.record.plies)))
+                progress.tell(describe_game(self.league, game, outcome))
+                self.on_change()
 
-    def _finished(self, game: ScheduledGame, outcome: GameOutcome) -> None:
-        if outcome.void:
-            self._void(game, outcome)
-            return
-        faults = [StoredFault(f.seat, game.seats[f.seat], f.reason, f.detail, f.ply) for f in outcome.faults]
-        if self.store.save_game(game, outcome.ranks, outcome.scores, faults, outcome.termination, outcome.record):
-            try:
-                append_record(self.league.records, outcome.record)
-            except OSError as exc:
-                raise LeagueStoreError(
-                    f"cannot append to {self.league.records} ({exc.strerror}); every finished game is stored in "
-                    f"{self.league.database}: fix the cause and run the same command again to resume") from None
-            progress = self.progress
-            progress.done += 1
-            progress.played_now += 1
-            progress.games.append(StoredGame(
-                game.index, game.table, game.seats, game.seed, outcome.ranks, outcome.scores, tuple(faults),
-                outcome.termination, len(outcome.record.plies)))
-            progress.tell(describe_game(self.league, game, outcome))
-            self.on_change()
+    # ---- in a worker thread ----------------------------------------------------------------
 
+    def _store_game(self, game: ScheduledGame, outcome: GameOutcome, faults: list[StoredFault]) -> bool:
+        """Store the game and append its record; False if it was stored before."""
+        if not self.store.save_game(game, outcome.ranks, outcome.scores, faults, outcome.termination, outcome.record):
+            return False
+        try:
+            append_record(self.league.records, outcome.record)
+        except OSError as exc:
+            raise LeagueStoreError(
+                f"cannot append to {self.league.records} ({exc.strerror}); every finished game is stored in "
+                f"{self.league.database}: fix the cause and run the same command again to resume") from None
+        return True
 
-    def _void(self, game: ScheduledGame, outcome: GameOutcome) -> None:
+    def _store_void(self, game: ScheduledGame, outcome: GameOutcome) -> None:
         """A game the arena's own error stopped: counted, logged with its traceback,
         played again on a later run (up to the league's infrastructure_retries)."""
         error = outcome.record.tags.get("TerminationDetail", "")
         attempts = self.store.save_void(game, error)
-        self.voided.append((game, outcome))
         log = self.league.logs / "arena-errors.log"
         try:
             log.parent.mkdir(parents=True, exist_ok=True)
@@ -186,8 +199,6 @@ class LeagueRunner:
                              f"(round {game.round}), attempt {attempts}\n{outcome.error or error}\n")
         except OSError:
             pass  # the log is a courtesy; the void game is counted in the database
-        self.progress.tell(f"round {game.round}: void, an error of the arena ({error[:120]})")
-        self.on_change()
 
 
 def describe_game(league: League, game: ScheduledGame, outcome: GameOutcome) -> str:

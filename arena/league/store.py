@@ -344,7 +344,9 @@ def _connect_existing(path: Path) -> sqlite3.Connection:
     if header != SQLITE_HEADER:
         raise LeagueStoreError(f"{path} is not an SQLite database; {_leave_it(path)}")
     try:
-        db = sqlite3.connect(path, isolation_level=None)
+        # The runner writes from a worker thread (an fsync must not hold the event loop),
+        # one write at a time under its lock.
+        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     except sqlite3.Error as exc:
         raise LeagueStoreError(f"cannot open {path} ({exc}); {_leave_it(path)}") from None
     try:

@@ -8,6 +8,7 @@ and reaped before play_match returns or raises.
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -118,9 +119,10 @@ class MatchResult:
     start-up fault: a command that cannot work, rather than a bot that lost."""
 
 
-GameDone = Callable[[int, GameOutcome, list[int]], bool | None]
-"""Called after each game with its index in the match, outcome and seating; returning
-True stops the match there (an SPRT that has decided)."""
+GameDone = Callable[[int, GameOutcome, list[int]], "bool | None | Awaitable[bool | None]"]
+"""Called after each game with its index in the match, outcome and seating (a
+coroutine function is awaited: a league stores the game off the event loop); True stops
+the match there (an SPRT that has decided)."""
 
 
 async def _ensure_started(player: BotPlayer, nursery: trio.Nursery) -> BotFault | None:
@@ -186,8 +188,12 @@ async def play_match(
                 outcome = await _play_one(setup, seated, nursery, watcher, before_game, index, players)
                 result.outcomes.append(outcome)
                 result.seatings.append(seats)
-                if on_game is not None and on_game(index, outcome, seats):
-                    break
+                if on_game is not None:
+                    stop = on_game(index, outcome, seats)
+                    if inspect.isawaitable(stop):
+                        stop = await stop
+                    if stop:
+                        break
             with trio.move_on_after(2):
                 async with trio.open_nursery() as quitting:
                     for player in players:
