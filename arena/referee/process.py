@@ -167,7 +167,7 @@ class BotProcess(PipeChannel):
         if self.scratch is None and not self.sandboxed:
             return True
         try:
-            quick = Budget(entries=QUICK_ENTRIES)
+            quick = Budget(entries=QUICK_ENTRIES, in_thread=False)
             if self._empty(quick):
                 return True
             if not quick.exhausted:

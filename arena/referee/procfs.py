@@ -13,12 +13,17 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Iterable
 
 MAX_PIDS = 1024
 """Most processes of one bot the pipe diagnosis looks at."""
 MAX_DESCRIPTORS = 4096
 """Most descriptors the pipe diagnosis reads, over all the bot's processes."""
+YIELD_EVERY = 64
+YIELD_S = 0.0005
+"""The pause of a walk in a worker thread every YIELD_EVERY reads, so that the event
+loop never waits long for the GIL (see scratch.YIELD_S)."""
 
 
 def parent_and_group(pid: int) -> tuple[int, int] | None:
@@ -113,6 +118,8 @@ def pipes_held(pids: Iterable[int], inodes: set[int],
                 budget -= 1
                 if budget < 0:
                     return None
+                if budget % YIELD_EVERY == 0:
+                    time.sleep(YIELD_S)
                 if entry.name in ("0", "1", "2"):
                     continue
                 with contextlib.suppress(OSError):

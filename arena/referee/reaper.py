@@ -18,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
+import queue
 import signal
 import subprocess
 import sys
@@ -73,30 +74,59 @@ class Burial:
 
 
 class Reaper:
-    """Kills and reaps bot processes in worker threads; holds the subreaper state."""
+    """Kills and reaps bot processes in worker threads; holds the subreaper state.
+
+    `bury` only puts the burial on a queue: a dispatcher thread (started with the
+    first bot, from the spawn's worker thread) hands it to a pool of workers, so the
+    event loop never waits for a thread to start."""
 
     def __init__(self) -> None:
         self.subreaper = False
         self._lock = threading.Lock()
-        self._pool: ThreadPoolExecutor | None = None
+        self._queue: queue.SimpleQueue[tuple[Burial, Future[None]]] = queue.SimpleQueue()
+        self._dispatcher: threading.Thread | None = None
         self._pending: dict[int, Future[None]] = {}
 
     def become_subreaper(self) -> bool:
         """Adopt orphaned descendants (once; after the sandbox's probe, whose own init
-        we could not name to reap)."""
+        we could not name to reap); start the dispatcher."""
         if not self.subreaper:
             self.subreaper = prctl(PR_SET_CHILD_SUBREAPER, 1)
+        self.start()
         return self.subreaper
+
+    def start(self) -> None:
+        """Start the dispatcher thread (once)."""
+        with self._lock:
+            if self._dispatcher is None:
+                self._dispatcher = threading.Thread(target=self._dispatch, name="arena-reaper", daemon=True)
+                self._dispatcher.start()
 
     def bury(self, burial: Burial) -> None:
         """Kill the bot's whole tree and reap it in a worker thread; returns at once."""
-        with self._lock:
-            if self._pool is None:
-                self._pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="arena-reaper")
-            future = self._pool.submit(self._bury, burial)
-            self._pending[burial.proc.pid] = future
+        future: Future[None] = Future()
         pid = burial.proc.pid
+        with self._lock:
+            self._pending[pid] = future
         future.add_done_callback(lambda done: self._forget(pid, done))
+        self._queue.put((burial, future))
+        if self._dispatcher is None:
+            self.start()
+
+    def _dispatch(self) -> None:
+        """The dispatcher's loop: each burial to a worker of the pool."""
+        pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="arena-burial")
+        while True:
+            burial, future = self._queue.get()
+            pool.submit(self._run, burial, future)
+
+    def _run(self, burial: Burial, future: Future[None]) -> None:
+        try:
+            self._bury(burial)
+        except BaseException as exc:  # noqa: BLE001 - handed to whoever settles
+            future.set_exception(exc)
+        else:
+            future.set_result(None)
 
     def _forget(self, pid: int, done: Future[None]) -> None:
         with self._lock:

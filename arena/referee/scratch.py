@@ -32,6 +32,12 @@ MAX_DEPTH = 48
 """Deepest folder one emptying descends to (two descriptors a level)."""
 MAX_SECONDS = 2.0
 """Longest one emptying may take."""
+YIELD_EVERY = 32
+YIELD_S = 0.0005
+"""A worker thread that walks a folder holds the GIL between its system calls, and the
+event loop, back from one of its own, waits for it (up to the interpreter's switch
+interval, 5 ms, every time): so the walk pauses this long every YIELD_EVERY entries,
+and the loop never waits for more than one short burst."""
 QUICK_ENTRIES = 64
 """Entries an emptying may remove on the event loop before it goes on in a thread
 (what a bot usually leaves, if anything, and the folders leading to mount points)."""
@@ -46,6 +52,9 @@ class Budget:
     exhausted: bool = False
     """Whether the emptying stopped because the allowance was spent (rather than
     because something could not be removed)."""
+    in_thread: bool = True
+    """Whether the emptying runs in a worker thread, which then pauses every
+    YIELD_EVERY entries (see YIELD_S); False for the event loop's quick pass."""
 
     def __post_init__(self) -> None:
         self._deadline = time.monotonic() + self.seconds
@@ -53,7 +62,12 @@ class Budget:
     def spend(self) -> bool:
         """Count one entry; False (and `exhausted`) when the allowance is spent."""
         self.entries -= 1
-        if self.entries < 0 or (self.entries % 256 == 0 and time.monotonic() > self._deadline):
+        if self.entries % YIELD_EVERY == 0:
+            if self.in_thread:
+                time.sleep(YIELD_S)
+            if time.monotonic() > self._deadline:
+                self.exhausted = True
+        if self.entries < 0:
             self.exhausted = True
         return not self.exhausted
 
