@@ -11,16 +11,17 @@ from arena.cli.common import (
     fail,
 )
 
-BENCH_PARTS = ("referee", "engines", "league", "cluster")
-DEFAULT_PARTS = ("referee", "engines", "league")
+BENCH_PARTS = ("referee", "engines", "league", "fairness", "cluster")
+DEFAULT_PARTS = ("referee", "engines", "league", "fairness")
 """What `arena bench` runs without --only (the cluster part starts a local cluster: ask for it)."""
 
 
 def bench_command(
     decisions: Annotated[int, typer.Option("--decisions", help="Decisions per referee measurement.")] = 4000,
     only: Annotated[list[str] | None, typer.Option(
-        "--only", help="Run only these parts (repeatable): referee, engines, league, cluster (a local Dask "
-        "cluster against the local runner; not run by default).")] = None,
+        "--only", help="Run only these parts (repeatable): referee, engines, league, fairness (what one table's "
+        "attack on the referee costs the bots at two others), cluster (a local Dask cluster against the local "
+        "runner; not run by default).")] = None,
     league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
     compare: Annotated[str | None, typer.Option(
         "--compare", metavar="REV",
@@ -35,7 +36,9 @@ def bench_command(
     """Measure the arena: the referee's CPU and round trip per decision beside a raw
     pipe, decisions per second with 1, 8 and 32 games at once; every rules engine's
     random games per second and mid-game legal-action time; league games per second
-    at concurrency 1, 2 and 4 with the referee's share of CPU; with `--only cluster`,
+    at concurrency 1, 2 and 4 with the referee's share of CPU; the time charged to
+    sleeping bots at two tables beyond their sleep while a third table's bot attacks
+    the referee (fairness); with `--only cluster`,
     a league on a local Dask cluster of 2 workers against the local runner. With
     `--compare REV`, the referee's figures of this tree and of REV side by side."""
     if check and compare is None:
@@ -68,6 +71,10 @@ def bench_command(
         from arena.bench.league import league_table
 
         console.print(league_table(league_games + league_games % 2))
+    if "fairness" in parts:
+        from arena.bench.fairness import fairness_table
+
+        console.print(fairness_table())
     if "cluster" in parts:
         from arena.bench.cluster import cluster_table
 
