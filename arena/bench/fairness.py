@@ -69,7 +69,7 @@ class Charged:
     def p99_ms(self) -> float:
         if len(self.extra_ms) < 2:
             return self.worst_ms
-        return statistics.quantiles(self.extra_ms, n=100)[98]
+        return statistics.quantiles(self.extra_ms, n=100, method="inclusive")[98]
 
 
 def sleeper(sleep_ms: int) -> BotSpec:
