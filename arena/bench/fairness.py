@@ -9,7 +9,9 @@ referee to clear before each game (files by the hundred thousand, folders nested
 5,000 deep), or a hundred processes holding 10,000 descriptors each when it times out
 and is killed. For every decision at the sleepers' tables, the time the referee
 charged beyond the bot's own sleep; the table shows the worst and the 99th percentile,
-and the time-outs, without an attacking table and with each attack.
+and the time-outs, without an attacking table and with each attack: on the same
+referee loop (as a league's tables are played), and with the attacking table in a
+process of its own (as worker processes would play it), to weigh one against the other.
 
 The measure uses only play_match, MatchConfig, TimeControl and resolve_bot, so the
 same file measures an older referee too (PYTHONPATH pointing at its tree).
@@ -18,6 +20,8 @@ same file measures an older referee too (PYTHONPATH pointing at its tree).
 from __future__ import annotations
 
 import statistics
+import subprocess
+import sys
 from dataclasses import dataclass, field
 
 import trio
@@ -42,10 +46,10 @@ ATTACKER_LIMIT_S = 3.0
 times out."""
 
 ATTACKS: dict[str, tuple[str, dict[str, str]]] = {
-    "litter: 200,000 files a game": ("zoo/litter", {"ZOO_LITTER": "files", "ZOO_COUNT": "200000",
+    "200,000 files a game": ("zoo/litter", {"ZOO_LITTER": "files", "ZOO_COUNT": "200000",
                                                     "ZOO_BACKGROUND": "1"}),
-    "litter: 5,000 nested folders a game": ("zoo/litter", {"ZOO_LITTER": "deep", "ZOO_COUNT": "5000"}),
-    "100 processes x 10,000 descriptors, then a time-out": ("zoo/fd_hoard", {
+    "5,000 nested folders a game": ("zoo/litter", {"ZOO_LITTER": "deep", "ZOO_COUNT": "5000"}),
+    "100 procs x 10,000 fds, time-out": ("zoo/fd_hoard", {
         "ZOO_CHILDREN": "100", "ZOO_FDS": "10000", "ZOO_PLY": "1"}),
 }
 
@@ -87,9 +91,39 @@ def _tally(result: MatchResult, into: Charged) -> None:
         into.time_outs += sum(1 for fault in outcome.faults if fault.reason == "time-out")
 
 
-async def _scenario(attack: tuple[str, dict[str, str]] | None, games: int) -> Charged:
+async def _attack(name: str, env: dict[str, str], done: trio.Event, charged: Charged) -> None:
+    """The attacking table: its bot against a random one, game after game until `done`."""
+    spec = resolve_bot(name, "btt")
+    spec.env.update(env)
+
+    def played(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
+        charged.attacker_games += 1
+        return done.is_set()
+
+    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=ATTACKER_LIMIT_S), seed=9, games=ATTACKER_GAMES,
+                         event="fairness attacker", chance_key=b"bench-fairness")
+    await play_match(config, [spec, resolve_bot("random", "btt")], on_game=played)
+
+
+async def _attack_elsewhere(label: str, done: trio.Event, charged: Charged) -> None:
+    """The attacking table in a process of its own (as a worker process would play it),
+    until `done`: then its stdin is closed and it says how many games it played."""
+    process = await trio.lowlevel.open_process([sys.executable, "-m", "arena.bench.fairness", label],
+                                               stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+    assert process.stdin is not None and process.stdout is not None
+    await done.wait()
+    await process.stdin.aclose()
+    output = b""
+    async for chunk in process.stdout:
+        output += chunk
+    await process.wait()
+    charged.attacker_games = int(output.split()[-1]) if output.split() else 0
+
+
+async def _scenario(attack: str | None, games: int, elsewhere: bool = False) -> Charged:
     """Two sleepers' tables of `games` games each, beside an attacking table (when
-    `attack` names a bot) that plays until they are done."""
+    `attack` names one of ATTACKS) that plays until they are done: in this process,
+    on the same referee loop, or (`elsewhere`) in a process of its own."""
     charged = Charged()
     done = trio.Event()
     btt = get_game("btt")
@@ -99,18 +133,6 @@ async def _scenario(attack: tuple[str, dict[str, str]] | None, games: int) -> Ch
                              event="fairness", chance_key=b"bench-fairness")
         _tally(await play_match(config, [sleeper(SLEEPS_MS[0]), sleeper(SLEEPS_MS[1])]), charged)
 
-    async def attacker(name: str, env: dict[str, str]) -> None:
-        spec = resolve_bot(name, "btt")
-        spec.env.update(env)
-
-        def played(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
-            charged.attacker_games += 1
-            return done.is_set()
-
-        config = MatchConfig(btt, {}, TimeControl(per_move_s=ATTACKER_LIMIT_S), seed=9, games=ATTACKER_GAMES,
-                             event="fairness attacker", chance_key=b"bench-fairness")
-        await play_match(config, [spec, resolve_bot("random", "btt")], on_game=played)
-
     async def heartbeat() -> None:
         while not done.is_set():
             began = trio.current_time()
@@ -118,8 +140,10 @@ async def _scenario(attack: tuple[str, dict[str, str]] | None, games: int) -> Ch
             charged.loop_lag_ms = max(charged.loop_lag_ms, (trio.current_time() - began - HEARTBEAT_S) * 1000)
 
     async with trio.open_nursery() as nursery:
-        if attack is not None:
-            nursery.start_soon(attacker, *attack)
+        if attack is not None and elsewhere:
+            nursery.start_soon(_attack_elsewhere, attack, done, charged)
+        elif attack is not None:
+            nursery.start_soon(_attack, *ATTACKS[attack], done, charged)
         nursery.start_soon(heartbeat)
         async with trio.open_nursery() as tables:
             for table in range(2):
@@ -128,20 +152,48 @@ async def _scenario(attack: tuple[str, dict[str, str]] | None, games: int) -> Ch
     return charged
 
 
-def measure(games: int = 2) -> dict[str, Charged]:
-    """Each scenario in turn: no attacking table, then each attack."""
-    scenarios: dict[str, tuple[str, dict[str, str]] | None] = {"no attacking table": None, **ATTACKS}
-    return {label: trio.run(_scenario, attack, games) for label, attack in scenarios.items()}
+def measure(games: int = 2, elsewhere: bool = True) -> list[tuple[str, str, Charged]]:
+    """Each scenario in turn: no attacking table, then each attack on the same referee
+    loop, then (`elsewhere`) each attack played by a process of its own; (attack, where
+    its table is played, what the sleepers were charged)."""
+    results = [("none", "-", trio.run(_scenario, None, games))]
+    for label in ATTACKS:
+        results.append((label, "same loop", trio.run(_scenario, label, games)))
+    if elsewhere:
+        for label in ATTACKS:
+            results.append((label, "own process", trio.run(_scenario, label, games, True)))
+    return results
 
 
 def fairness_table(games: int = 2) -> Table:
     table = Table(title=f"Fairness: time charged to sleeping bots (50% and 80% of a {LIMIT_S * 1000:.0f} ms limit, "
                         f"2 tables, {games} BTT games each) beyond their own sleep, beside a third table's attack")
-    for column in ("third table", "decisions", "worst", "99th percentile", "median", "time-outs", "attacker's games",
+    for column in ("attack", "its table", "decisions", "worst", "p99", "median", "time-outs", "attacker's games",
                    "loop's worst lag"):
         table.add_column(column, justify="right")
-    for label, charged in measure(games).items():
-        table.add_row(label, str(len(charged.extra_ms)), f"{charged.worst_ms:.1f} ms", f"{charged.p99_ms:.1f} ms",
-                      f"{statistics.median(charged.extra_ms or [0.0]):.1f} ms", str(charged.time_outs),
-                      str(charged.attacker_games) if label in ATTACKS else "-", f"{charged.loop_lag_ms:.1f} ms")
+    for label, where, charged in measure(games):
+        table.add_row(label, where, str(len(charged.extra_ms)), f"{charged.worst_ms:.1f} ms",
+                      f"{charged.p99_ms:.1f} ms", f"{statistics.median(charged.extra_ms or [0.0]):.1f} ms",
+                      str(charged.time_outs), str(charged.attacker_games) if charged.attacker_games else "-",
+                      f"{charged.loop_lag_ms:.1f} ms")
     return table
+
+
+async def _attack_until_stdin_closes(label: str) -> int:
+    """`python -m arena.bench.fairness LABEL`: play the attacking table until stdin closes."""
+    done = trio.Event()
+    charged = Charged()
+
+    async def watch() -> None:
+        await trio.lowlevel.wait_readable(sys.stdin.fileno())
+        done.set()
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(watch)
+        await _attack(*ATTACKS[label], done, charged)
+        nursery.cancel_scope.cancel()
+    return charged.attacker_games
+
+
+if __name__ == "__main__":
+    print(trio.run(_attack_until_stdin_closes, sys.argv[1]), flush=True)
