@@ -119,10 +119,11 @@ class MatchResult:
     start-up fault: a command that cannot work, rather than a bot that lost."""
 
 
-GameDone = Callable[[int, GameOutcome, list[int]], "bool | None | Awaitable[bool | None]"]
-"""Called after each game with its index in the match, outcome and seating (a
-coroutine function is awaited: a league stores the game off the event loop); True stops
-the match there (an SPRT that has decided)."""
+GameDone = Callable[[int, GameOutcome, list[int]], bool | None]
+"""Called after each game with its index in the match, outcome and seating; returning
+True stops the match there (an SPRT that has decided)."""
+AsyncGameDone = Callable[[int, GameOutcome, list[int]], Awaitable[bool | None]]
+"""A GameDone that is awaited (a league stores the game off the event loop)."""
 
 
 async def _ensure_started(player: BotPlayer, nursery: trio.Nursery) -> BotFault | None:
@@ -145,7 +146,7 @@ async def _ensure_started(player: BotPlayer, nursery: trio.Nursery) -> BotFault 
 async def play_match(
     config: MatchConfig,
     specs: list[BotSpec],
-    on_game: GameDone | None = None,
+    on_game: GameDone | AsyncGameDone | None = None,
     watcher: Watcher | None = None,
     before_game: Callable[[int], Awaitable[None]] | None = None,
 ) -> MatchResult:
