@@ -15,6 +15,7 @@ under a container's init that never reaps.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import ctypes
 import os
@@ -42,6 +43,8 @@ WORKERS = 4
 WAIT_S = 10.0
 """Longest a burial waits for a killed process to die (one stuck in the kernel is
 then left for the system to reap)."""
+EXIT_WAIT_S = 15.0
+"""Longest the interpreter's exit waits for the burials under way."""
 ADOPTED_S = 1.0
 """Longest a burial waits for the adopted descendants of a killed bot to die."""
 
@@ -86,6 +89,7 @@ class Reaper:
         self._queue: queue.SimpleQueue[tuple[Burial, Future[None]]] = queue.SimpleQueue()
         self._dispatcher: threading.Thread | None = None
         self._pending: dict[int, Future[None]] = {}
+        atexit.register(self.settle_now, None, EXIT_WAIT_S)  # a bot killed just before exit is reaped too
 
     def become_subreaper(self) -> bool:
         """Adopt orphaned descendants (once; after the sandbox's probe, whose own init
@@ -118,7 +122,10 @@ class Reaper:
         pool = ThreadPoolExecutor(WORKERS, thread_name_prefix="arena-burial")
         while True:
             burial, future = self._queue.get()
-            pool.submit(self._run, burial, future)
+            try:
+                pool.submit(self._run, burial, future)
+            except RuntimeError:  # the interpreter is shutting down and the pool with it: bury it here
+                self._run(burial, future)
 
     def _run(self, burial: Burial, future: Future[None]) -> None:
         try:
