@@ -302,3 +302,15 @@ def test_a_solo_game_is_played_to_its_end_and_a_solo_fault_loses() -> None:
     failed = trio.run(play_match, config, [crash])
     assert failed.outcomes[0].termination == "crash" and failed.outcomes[0].ranks == (2,)
     assert_no_leftovers(failed)
+
+
+@pytest.mark.parametrize("sandbox", [True, False])
+def test_a_bot_that_dies_mid_request_while_its_child_holds_its_pipes_is_found_at_once(sandbox: bool) -> None:
+    """A read under a game's deadline scope has no scope of its own to cancel: the exit
+    watcher wakes it, so the crash is found when it happens, not at the 60 s limit."""
+    begin = time.monotonic()
+    result = run([random_bot(), zoo("child_keeps_pipes")], per_move=60.0, limits=Limits(sandbox=sandbox))
+    outcome = result.outcomes[0]
+    assert outcome.termination == "crash", outcome.record.tags.get("TerminationDetail")
+    assert time.monotonic() - begin < 30  # about a second on an idle machine; 60 s without the wake-up
+    assert_no_leftovers(result)

@@ -180,6 +180,9 @@ def compare(current: Side, baseline: Side, bot: Path, request: bytes, decisions:
                 step(f"round {number + 1}/{rounds}: {side.label}, {concurrent} game(s) at once")
             if not result["decisions"]:
                 raise BenchError(f"{side.label} played no decision with {concurrent} game(s) at once")
+            if result.get("faults"):
+                raise BenchError(f"{side.label}: {len(result['faults'])} game(s) with {concurrent} at once did not end "
+                                 f"normally, so its figures would mislead (first: {result['faults'][0][:200]})")
             comparison.add(side.label, f"cpu{concurrent}", result["cpu_s"] / result["decisions"] * 1e6)
             comparison.add(side.label, f"sys{concurrent}", result.get("sys_s", 0.0) / result["decisions"] * 1e6)
             comparison.add(side.label, f"rate{concurrent}", result["decisions"] / result["wall_s"])

@@ -15,7 +15,8 @@ JOB is a JSON object, one of:
       revision's default limits (sandbox, cgroups, CPU accounting where it has them);
       prints decisions, wall_s, cpu_s and sys_s (the kernel's share of cpu_s) from the
       moment every bot is up to the end of the last game (the referee process's own
-      CPU, not its bots').
+      CPU, not its bots'), and the TerminationDetail of every game that did not end
+      normally (a fault makes the figures meaningless).
   {"kind": "bare", "bot": PATH, "request": PATH, "pipes": N, "count": M}
       N bare Trio loops at once, each writing the request in the file to its own copy of
       the bot and reading the answer, M round trips in all: the pipe's own cost.
@@ -61,10 +62,13 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
     opened = [0.0, 0.0, 0.0]
     closed = [0.0, 0.0, 0.0]
     decisions = [0]
+    faults: list[str] = []
 
     def ended(index: int, outcome: Any, seats: list[int]) -> None:
         closed[:] = [time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime]
         decisions[0] += outcome.decisions if hasattr(outcome, "decisions") else len(outcome.record.plies)
+        if str(outcome.record.tags.get("Termination", "normal")) != "normal":
+            faults.append(str(outcome.record.tags.get("TerminationDetail", outcome.record.tags.get("Termination"))))
 
     async def arrive(game_index: int) -> None:
         nonlocal waiting
@@ -85,7 +89,7 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
         for index in range(concurrent):
             nursery.start_soon(one, index)
     return {"decisions": decisions[0], "wall_s": closed[0] - opened[0], "cpu_s": closed[1] - opened[1],
-            "sys_s": closed[2] - opened[2]}
+            "sys_s": closed[2] - opened[2], "faults": faults}
 
 
 async def _bare_loops(procs: list[subprocess.Popen[bytes]], request: bytes, each: int) -> tuple[float, float]:

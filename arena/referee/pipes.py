@@ -11,7 +11,9 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import math
 import os
+import select
 
 import trio
 
@@ -36,6 +38,10 @@ class PipeChannel:
         """Set when the bot's first process is known to be dead (the pidfd watcher)."""
         self._read_scope: trio.CancelScope | None = None
         """The wait for output under way, cancelled when the bot dies."""
+        self._waiting = False
+        """Whether a read waits with no deadline of its own (the exit watcher wakes it)."""
+        self._poll: select.poll | None = None
+        """Asks whether stdout has something to read, without a failing read."""
 
     def attach(self, stdin: int, stdout: int) -> None:
         """Use these (our ends of the bot's) pipes, made non-blocking."""
@@ -82,9 +88,16 @@ class PipeChannel:
         return bool(self._buf)
 
     def unsolicited(self) -> bool:
-        """Whether the bot has written anything it was not asked for (non-blocking)."""
+        """Whether the bot has written anything it was not asked for (non-blocking; a
+        poll with no wait, since a read that finds nothing raises, and an exception
+        costs more than the system call)."""
         if self._buf:
             return True
+        if self._poll is None:
+            self._poll = select.poll()
+            self._poll.register(self._stdout, select.POLLIN)
+        if not self._poll.poll(0):
+            return False
         try:
             chunk = os.read(self._stdout, READ_SIZE)
         except (BlockingIOError, OSError):
@@ -93,7 +106,10 @@ class PipeChannel:
         return bool(chunk)
 
     async def read_line(self, deadline: float) -> bytes:
-        """The next line (without newline) completed before `deadline` (trio time).
+        """The next line (without newline) completed before `deadline` (trio time);
+        with `math.inf`, the caller's cancel scope holds the deadline (a game's
+        Decisions: one scope for many requests, where a scope per read would cost more
+        than the round trip) and the exit watcher wakes the wait.
 
         Raises BotFault: time-out, crash, closed-pipe or oversized-line. Output a bot wrote
         before dying is still read, so an answer followed by an exit counts."""
@@ -111,7 +127,18 @@ class PipeChannel:
                     Termination.OVERSIZED_LINE,
                     f"the bot wrote more than {self.limits.max_line_bytes} bytes without a newline",
                 )
-            if not self._exited:
+            if self._exited:
+                pass
+            elif deadline == math.inf:
+                self._waiting = True
+                try:
+                    await trio.lowlevel.wait_readable(self._stdout)
+                except trio.ClosedResourceError:
+                    if not self._exited or self._stdout < 0:  # closed by kill(), not woken by the watcher
+                        raise
+                finally:
+                    self._waiting = False
+            else:
                 with trio.move_on_at(deadline) as scope:
                     self._read_scope = scope
                     await trio.lowlevel.wait_readable(self._stdout)
@@ -126,6 +153,8 @@ class PipeChannel:
                 continue
             if not chunk:
                 raise await self.gone()
+            if not buf and chunk.find(b"\n") == len(chunk) - 1:  # the usual answer: one whole line
+                return chunk[:-1]
             buf += chunk
 
     def close_input(self) -> None:

@@ -214,6 +214,8 @@ class BotProcess(PipeChannel):
         self._exit_event.set()
         if self._read_scope is not None:
             self._read_scope.cancel()
+        elif self._waiting and self._stdout >= 0:
+            trio.lowlevel.notify_closing(self._stdout)  # wakes a read with no scope; stdout stays open for the rest
 
     @property
     def running(self) -> bool:
