@@ -239,7 +239,8 @@ env = {{ ZOO_ATTACK = "daemon", ZOO_TARGET = "{token}" }}
 @pytest.mark.parametrize("sig", [signal.SIGKILL, signal.SIGTERM, signal.SIGINT])
 def test_killing_or_interrupting_the_arena_leaves_no_bot_process(tmp_path: Path, sig: signal.Signals) -> None:
     token = f"arena-daemon-{uuid.uuid4().hex}"
-    bot = f"env ZOO_ATTACK=daemon ZOO_TARGET={token} {sys.executable} {resolve_bot('zoo/escape', 'btt').command[-1]}"
+    bot = (f"env ZOO_ATTACK=daemon ZOO_TARGET={token} ZOO_SECONDS=50 {sys.executable} "
+           f"{resolve_bot('zoo/escape', 'btt').command[-1]}")  # its game lasts until the arena is stopped
     said = tmp_path / "cli.txt"
     with said.open("w") as output:
         cli = subprocess.Popen([sys.executable, "-m", "arena", "play", "btt", "random", bot, "--time-per-move", "60",

@@ -6,7 +6,7 @@ Attacks: network (connect to ZOO_TARGET host:port), write (create ZOO_TARGET and
 append to ZOO_TARGET2), read (read the files ZOO_TARGET and ZOO_TARGET2), proc (list
 /proc, read the referee's memory ZOO_TARGET pid, find .sqlite/.pgn files through
 /proc/*/fd), kill (signal every process it can see but its own, and ZOO_TARGET pid),
-daemon (a double-forked setsid process named ZOO_TARGET), cgroup (move itself to the
+daemon (a double-forked setsid process named ZOO_TARGET, then ZOO_SECONDS of thought), cgroup (move itself to the
 root of every cgroup controller), memory (ZOO_CHILDREN children each holding ZOO_MB
 MiB), fork (fork without end), pipe (shrink its stdin pipe to 4 KiB and think
 ZOO_SECONDS), remember (keep each deal in its scratch folder and its memory and say
@@ -138,6 +138,7 @@ def daemon() -> None:
                 with open(f"/proc/{pid}/cmdline", "rb") as handle:
                     if TARGET.encode() in handle.read():
                         report("daemon started and running")
+                        time.sleep(float(os.environ.get("ZOO_SECONDS", "0")))  # keep its game going a while
                         return
             except OSError:
                 continue
