@@ -12,14 +12,15 @@ import typer
 from arena import __version__
 from arena.cli import bench, check, demo, doctor, inspect, play, records
 from arena.cli.common import console, errors
+from arena.cli.layout import ArenaGroup
 from arena.cli.league import league_app, serve_command
 from arena.cli.match import match_command
 
 app = typer.Typer(
+    cls=ArenaGroup,
     rich_markup_mode="markdown",
     help="A referee for bots playing tree-growing strategy games (JSON lines over stdin/stdout).",
     no_args_is_help=True,
-    add_completion=False,
     pretty_exceptions_enable=False,
 )
 

@@ -6,6 +6,7 @@ in its place, so the help lists them in the order the dataclass declares them.""
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import functools
 import inspect
@@ -13,7 +14,7 @@ import typing
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any, Protocol, TypeVar
+from typing import Annotated, Any, ClassVar, Protocol, TypeVar
 
 import typer
 
@@ -51,19 +52,36 @@ def is_group(hint: object) -> bool:
     return isinstance(hint, type) and dataclasses.is_dataclass(hint)
 
 
-def _parameters(options: type[Any]) -> Iterator[inspect.Parameter]:
+def _parameters(options: type[Any], panel: str | None = None) -> Iterator[inspect.Parameter]:
     hints = typing.get_type_hints(options, include_extras=True)
     for item in dataclasses.fields(options):
         hint = hints[item.name]
         if is_group(hint):
-            yield from _parameters(hint)
+            yield from _parameters(hint, getattr(hint, "PANEL", None) or panel)
             continue
+        if panel is not None:
+            hint = in_panel(hint, panel)
         default: Any = inspect.Parameter.empty
         if item.default is not dataclasses.MISSING:
             default = item.default
         elif item.default_factory is not dataclasses.MISSING:
             default = item.default_factory()
         yield inspect.Parameter(item.name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=hint)
+
+
+def in_panel(hint: Any, panel: str) -> Any:
+    """An option's annotation with its help shown under `panel` (a copy: the same
+    option may stand in another command's own list)."""
+    if typing.get_origin(hint) is not Annotated:
+        return hint
+    base, *extras = typing.get_args(hint)
+    moved = []
+    for extra in extras:
+        if isinstance(extra, typer.models.OptionInfo) and extra.rich_help_panel is None:
+            extra = copy.copy(extra)
+            extra.rich_help_panel = panel
+        moved.append(extra)
+    return Annotated[(base, *moved)]
 
 
 def build(options: type[T], values: dict[str, Any]) -> T:
@@ -80,19 +98,21 @@ def build(options: type[T], values: dict[str, Any]) -> T:
 
 OptionArg = Annotated[
     list[str] | None,
-    typer.Option("--option", "-o", help="Variant option KEY=VALUE (repeatable); see `arena games`."),
+    typer.Option("--option", "-o", metavar="KEY=VALUE",
+                 help="Variant option KEY=VALUE (repeatable); see `arena games`."),
 ]
 PlayersArg = Annotated[
     int | None, typer.Option("--players", "-p", help="Number of seats (default: the game's minimum).")
 ]
 TimePerMoveArg = Annotated[str | None, typer.Option(
-    "--time-per-move", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no --clock); one per bot, "
-    "in the order the bots are named, separated by ':' for a handicap (1s:200ms).")]
+    "--time-per-move", metavar="TIME", help="Limit per decision, e.g. 0.5, 2s, 500ms (default 5s when no "
+    "--clock); one per bot, in the order the bots are named, separated by ':' for a handicap (1s:200ms).")]
 ClockArg = Annotated[str | None, typer.Option(
-    "--clock", help="Game clock BASE+INC in seconds, e.g. 60+0.5; one per bot separated by ':' (60+1:30+0.5).")]
-StartupArg = Annotated[str, typer.Option("--startup-time", help="Time a bot has to answer hello.")]
-GraceArg = Annotated[str, typer.Option("--grace", help="Allowance for pipe latency before a time-out.")]
-OutArg = Annotated[Path | None, typer.Option("--out", help="Append every game's record to this file.")]
+    "--clock", metavar="BASE+INC",
+    help="Game clock BASE+INC in seconds, e.g. 60+0.5; one per bot separated by ':' (60+1:30+0.5).")]
+StartupArg = Annotated[str, typer.Option("--startup-time", metavar="TIME", help="Time a bot has to answer hello.")]
+GraceArg = Annotated[str, typer.Option("--grace", metavar="TIME", help="Allowance for pipe latency before a time-out.")]
+OutArg = Annotated[Path | None, typer.Option("--out", metavar="FILE", help="Append every game's record to this file.")]
 SeedArg = Annotated[int, typer.Option(
     "--seed", min=0, max=MAX_SEED, help="Seed for chance (dice, deals); same seed, same game.")]
 MatchSeedArg = Annotated[int | None, typer.Option(
@@ -146,6 +166,8 @@ JsonArg = Annotated[bool, typer.Option(
 class Seeds:
     """--seed and --bot-seed of a match (each drawn at random when not given)."""
 
+    PANEL: ClassVar[str] = "Seeds"
+
     seed: MatchSeedArg = None
     bot_seed: BotSeedArg = None
 
@@ -153,6 +175,8 @@ class Seeds:
 @dataclass(frozen=True)
 class Times:
     """The time controls of a match: per move or a clock, one for all or one per bot."""
+
+    PANEL: ClassVar[str] = "Time"
 
     time_per_move: TimePerMoveArg = None
     clock: ClockArg = None
@@ -163,6 +187,8 @@ class Times:
 @dataclass(frozen=True)
 class BotSetup:
     """How the bots run: their limits, their sandbox, and the registry naming them."""
+
+    PANEL: ClassVar[str] = "Bots: limits, sandbox, registry"
 
     memory_mb: MemoryArg = DEFAULT_MEMORY_MB
     max_processes: MaxProcessesArg = DEFAULT_PROCESSES
@@ -180,6 +206,8 @@ class BotSetup:
 @dataclass(frozen=True)
 class Openings:
     """Where the games start: an openings file, or random plies."""
+
+    PANEL: ClassVar[str] = "Openings"
 
     openings: OpeningsArg = None
     random_opening: RandomOpeningArg = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, ClassVar
 
 import typer
 
@@ -41,12 +41,14 @@ if TYPE_CHECKING:
 class WebSeatOptions:
     """Where the page of a human-web seat is served, and whether it opens by itself."""
 
+    PANEL: ClassVar[str] = "A person's seat in the browser (human-web)"
+
     web_host: Annotated[str, typer.Option(
         "--web-host", help="Where the page of a human-web seat listens (only this machine by default).")] = "127.0.0.1"
     web_port: Annotated[int, typer.Option(
         "--web-port", min=0, max=65535, help="Port of the page of a human-web seat (0: a free one).")] = 0
-    open_page: Annotated[bool, typer.Option(
-        "--open/--no-open", help="Open the page of a human-web seat in the browser.")] = True
+    no_open: Annotated[bool, typer.Option(
+        "--no-open", help="Do not open the page of a human-web seat in the browser (it opens by itself).")] = False
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ class _WebSeat:
 
     def announce(self, url: str) -> None:
         console.print(f"[bold]your seat is at {url}[/] (open it in a browser)", highlight=False)
-        if self.options.open_page:
+        if not self.options.no_open:
             import webbrowser
 
             webbrowser.open(url)
