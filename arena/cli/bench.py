@@ -11,8 +11,8 @@ from arena.cli.common import (
     fail,
 )
 
-BENCH_PARTS = ("referee", "engines", "league", "fairness", "cluster")
-DEFAULT_PARTS = ("referee", "engines", "league", "fairness")
+BENCH_PARTS = ("referee", "engines", "league", "fairness", "startup", "cluster")
+DEFAULT_PARTS = ("referee", "engines", "league", "fairness", "startup")
 """What `arena bench` runs without --only (the cluster part starts a local cluster: ask for it)."""
 
 
@@ -20,7 +20,8 @@ def bench_command(
     decisions: Annotated[int, typer.Option("--decisions", help="Decisions per referee measurement.")] = 4000,
     only: Annotated[list[str] | None, typer.Option(
         "--only", help="Run only these parts (repeatable): referee, engines, league, fairness (what one table's "
-        "attack on the referee costs the bots at two others), cluster (a local Dask cluster against the local "
+        "attack on the referee costs the bots at two others), startup (resolving a bot's program, building its "
+        "sandbox, spawn to ready), cluster (a local Dask cluster against the local "
         "runner; not run by default).")] = None,
     league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
     compare: Annotated[str | None, typer.Option(
@@ -75,6 +76,10 @@ def bench_command(
         from arena.bench.fairness import fairness_table
 
         console.print(fairness_table())
+    if "startup" in parts:
+        from arena.bench.startup import startup_table
+
+        console.print(startup_table())
     if "cluster" in parts:
         from arena.bench.cluster import cluster_table
 

@@ -89,10 +89,13 @@ _ids = itertools.count()
 
 def work_folder() -> Path:
     """A folder of this referee process for what it makes for its bots (private copies,
-    mount points), removed when the process exits. Mode 711: an unprivileged sandbox
-    reaches its own mount points by their names, and no one can list them."""
+    mount points), in /dev/shm where it can be, removed when the process exits. Mode
+    711: an unprivileged sandbox reaches its own mount points by their names, and no one
+    can list them."""
     if not _work:
-        folder = Path(tempfile.mkdtemp(prefix="arena-sandboxes-"))
+        memory = "/dev/shm"  # a tmpfs where there is one: copies cost a third of what they cost on a disk
+        base = memory if os.path.isdir(memory) and os.access(memory, os.W_OK | os.X_OK) else None
+        folder = Path(tempfile.mkdtemp(prefix="arena-sandboxes-", dir=base))
         os.chmod(folder, 0o711)
         _work.append(folder)
         atexit.register(shutil.rmtree, folder, True)
