@@ -17,6 +17,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -27,6 +28,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.games import get_game
 from arena.records.files import read_record_file
+from arena.referee import view
 from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
@@ -146,10 +148,22 @@ def page_cache_reports(tmp_path: Path, limits: Limits) -> list[str]:
     return attack_report(logs, "pagecache")
 
 
-def test_a_fresh_process_finds_nothing_in_its_folders_page_cache(tmp_path: Path) -> None:
+@pytest.mark.parametrize("copies_on", ["memory", "disk"])
+def test_a_fresh_process_finds_nothing_in_its_folders_page_cache(tmp_path: Path, copies_on: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Game 2 deals game 1's hands with the seats swapped, to a fresh process: its
-    folder is a private copy no earlier process touched, so the channel is empty."""
-    first, second = page_cache_reports(tmp_path, Limits())
+    folder is a private copy no earlier process touched, so the channel is empty: on
+    a tmpfs (/dev/shm, where copies go when there is one) the channel cannot even be
+    asked; on a disk, the copy's pages are the copy's own."""
+    if copies_on == "disk":
+        work = Path(tempfile.mkdtemp(prefix="arena-sandboxes-", dir=tempfile.gettempdir()))  # reachable by nobody
+        work.chmod(0o711)
+        monkeypatch.setattr(view, "_work", [work])
+    try:
+        first, second = page_cache_reports(tmp_path, Limits())
+    finally:
+        if copies_on == "disk":
+            shutil.rmtree(work, ignore_errors=True)
     assert first.startswith("game 1: found nothing")
     assert second.startswith("game 1: found nothing"), second  # a fresh process, and nothing passed on
 

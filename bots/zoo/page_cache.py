@@ -69,11 +69,14 @@ def main() -> None:
         elif kind == "request":
             if first:
                 first = False
-                found = listen(fd)
                 hand = sorted(message["observation"]["hand"])
-                report(f"game {games}: found {','.join(found) if found is not None else 'nothing'}; "
-                       f"my hand {','.join(hand)}")
-                tell(fd, hand)
+                try:
+                    found = listen(fd)
+                    tell(fd, hand)
+                    said = ",".join(found) if found is not None else "nothing"
+                except OSError as exc:  # a file system without this page cache (a tmpfs): no channel
+                    said = f"nothing ({type(exc).__name__}: {exc.strerror})"
+                report(f"game {games}: found {said}; my hand {','.join(hand)}")
             reply = {"type": "action", "action": rng.choice(message["legal"])}
         elif kind == "quit":
             return
