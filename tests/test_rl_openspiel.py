@@ -38,7 +38,7 @@ def test_random_sim_test_passes(name: str) -> None:
 @pytest.mark.parametrize("name", NAMES)
 def test_random_sim_test_for_many_games(name: str) -> None:
     game = pyspiel.load_game(name)
-    many = 20 if "blox" in name or "roots" in name else 300
+    many = 20 if "blox" in name or "roots" in name else 200
     pyspiel.random_sim_test(game, num_sims=many, serialize=False, verbose=False)
     pyspiel.random_sim_test(game, num_sims=many // 10, serialize=True, verbose=False)
 

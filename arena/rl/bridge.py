@@ -207,8 +207,10 @@ class Position:
         return text
 
     def describe(self) -> str:
-        """Everything in the position (every seat's view, the steps chosen so far)."""
-        views = [self.state.observation(seat) for seat in range(self.codec.seats)]
+        """Everything in the position (every seat's view, the steps chosen so far; one
+        view when nothing is hidden)."""
+        seats = self.codec.seats if self.codec.hidden else 1
+        views = [self.state.observation(seat) for seat in range(seats)]
         return json.dumps({"views": views, "pending": list(self.pending), "partial": list(self.partial)},
                           sort_keys=True, separators=(",", ":"))
 

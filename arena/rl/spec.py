@@ -119,6 +119,8 @@ class Codec(ABC):
         """A label per id: the action itself, or the step of a path it stands for."""
         self.index: dict[str, int] = {}
         """Arena action -> id, for every action that is a path of one."""
+        self.hidden = get_game(self.game_id).has_hidden_information
+        """Whether a seat's observation hides anything (The Tree)."""
         self.chance: ChanceModel = ChanceModel()
         self.pieces = Pieces([])
         self._steps: set[int] = set()
