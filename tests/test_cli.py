@@ -144,6 +144,7 @@ def test_bench_engine_and_league_parts_report_every_game() -> None:
 
     figures = bench_games.engine_figures(GAMES["btt"], budget_s=0.05)
     assert figures.games_per_s > 0 and figures.legal_count > 0 and figures.legal_median_ms > 0
+    assert 0 < figures.clone_median_us < 1000
     code, out = invoke("bench", "--only", "league", "--league-games", "4")
     assert code == 0, out
     assert "League of random bots" in out and "referee share" in out

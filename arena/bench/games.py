@@ -1,5 +1,6 @@
 """`arena bench` for the rules engines: full random games per second on one core, and
-the time to list the legal actions in a mid-game position, for every game."""
+the time to list the legal actions in a mid-game position and to clone it (what a
+search bot pays per node), for every game."""
 
 from __future__ import annotations
 
@@ -27,6 +28,7 @@ class EngineFigures:
     decisions_per_s: float
     legal_median_ms: float
     legal_count: int
+    clone_median_us: float
 
 
 def random_game(game: Game, seats: int, rng: random.Random) -> int:
@@ -72,6 +74,7 @@ def engine_figures(game: Game, budget_s: float = 2.0) -> EngineFigures:
         games += 1
     elapsed = time.process_time() - begin
     timings: list[float] = []
+    clones: list[float] = []
     count = 0
     for seed in range(40):
         found = midgame_state(game, seats, seed)
@@ -83,18 +86,33 @@ def engine_figures(game: Game, budget_s: float = 2.0) -> EngineFigures:
         start = time.perf_counter()
         count = len(state.legal_actions())
         timings.append(time.perf_counter() - start)
+        clones.append(clone_seconds(state))
     legal_ms = statistics.median(timings) * 1000 if timings else float("nan")
-    return EngineFigures(games / elapsed, decisions / elapsed, legal_ms, count)
+    clone_us = statistics.median(clones) * 1e6 if clones else float("nan")
+    return EngineFigures(games / elapsed, decisions / elapsed, legal_ms, count, clone_us)
+
+
+def clone_seconds(state: State, copies: int = 200) -> float:
+    """The time of one clone of `state` (a search bot's cost per node): the best of
+    five runs of `copies` clones."""
+    best = float("inf")
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(copies):
+            state.clone()
+        best = min(best, (time.perf_counter() - start) / copies)
+    return best
 
 
 def engine_table(console: Console, budget_s: float = 2.0) -> Table:
     table = Table(title="Rules engines (one core, uniformly random play)")
-    for column in ("game", "seats", "random games/s", "decisions/s", "mid-game position", "legal actions (median)"):
+    for column in ("game", "seats", "random games/s", "decisions/s", "mid-game position", "legal actions (median)",
+                   "clone (median)"):
         table.add_column(column, justify="right")
     for game in GAMES.values():
         figures = engine_figures(game, budget_s)
         seats = SEATS.get(game.id, max(2, game.min_seats))
         table.add_row(game.id, str(seats), f"{figures.games_per_s:,.0f}", f"{figures.decisions_per_s:,.0f}",
                       f"ply {MIDGAME_PLY.get(game.id, 20)}, {figures.legal_count} legal",
-                      f"{figures.legal_median_ms:.3f} ms")
+                      f"{figures.legal_median_ms:.3f} ms", f"{figures.clone_median_us:.1f} us")
     return table
