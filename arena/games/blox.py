@@ -59,6 +59,7 @@ class BloxState(State):
     def __init__(self, num_seats: int, options: Mapping[str, str]) -> None:
         super().__init__(num_seats, options)
         self.geo = geometry(int(options.get("width", "16")), int(options.get("height", "16")))
+        self.geo.names()  # built now, at the game's start, rather than in the first timed decision
         self.max_turns = int(options.get("max_turns", "100"))
         self.bricks: list[Brick] = []
         self.occupied: list[int] = [0] * LEVELS

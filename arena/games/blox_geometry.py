@@ -91,7 +91,8 @@ class Geometry:
     def names(self) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.object_]]:
         """`rank`: for bit (2 z + o) * bits + position of the bitsets `sorted_names`
         takes, the action's place in plain ASCII order; `by_rank`: the action strings
-        in that order. Built on first use (tens of thousands of strings)."""
+        in that order. Built once per board size (tens of thousands of strings, a few
+        milliseconds), when its first state is made."""
         if not self._names:
             self._names.append(_name_tables(self))
         return self._names[0]
@@ -138,7 +139,7 @@ def _name_tables(geo: Geometry) -> tuple[npt.NDArray[np.int32], npt.NDArray[np.o
     return rank, by_rank
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=8)
 def geometry(width: int, height: int) -> Geometry:
     stride = width + 2 * MARGIN
     rows = height + 2 * MARGIN
