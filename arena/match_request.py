@@ -92,6 +92,22 @@ class PreparedMatch:
     """Whether `logs` is a temporary folder of ours (removed when no game needs it)."""
     keep_logs: bool
     people: dict[str, Person] = field(default_factory=dict)
+    made_out: bool = False
+    """Whether the record file was made for this match (it did not exist before)."""
+
+    def discard_empty_records(self) -> bool:
+        """After a match, however it ended: remove a record file made for it that no
+        game was written to (an interrupted first game leaves no empty file behind);
+        whether it was removed."""
+        if self.out is None or not self.made_out:
+            return False
+        try:
+            if self.out.stat().st_size == 0:
+                self.out.unlink()
+                return True
+        except OSError:
+            pass
+        return False
 
     def discard_logs(self) -> None:
         """After a match that stopped early: remove a temporary log folder that holds
@@ -126,8 +142,7 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     if _web_seats(people) > 1:
         raise SetupError("only one human-web seat per game: seat the other person with `human` (in the terminal)")
     book = openings_from(request.openings, request.random_opening, game, len(specs), options)
-    if request.out is not None:
-        prepare_out_file(request.out)
+    made_out = prepare_out_file(request.out) if request.out is not None else False
     own_logs = request.log_dir is None
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-")) if request.log_dir is None else \
         prepare_log_dir(request.log_dir)
@@ -140,7 +155,7 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
 
         config = replace(config, launcher=people_launcher(people))
     return PreparedMatch(game, options, specs, config, request.out, logs, own_logs,
-                         not own_logs or request.log_protocol, people)
+                         not own_logs or request.log_protocol, people, made_out)
 
 
 def allow_read_only(specs: list[BotSpec], paths: Sequence[Path | str]) -> None:

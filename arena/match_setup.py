@@ -110,7 +110,7 @@ def _resolve(text: str, game: Game, registry: Registry | None, limits: Limits | 
     try:
         if registry is not None and text.strip() in registry:
             return registry.spec(text.strip(), game.id, limits or Limits())
-        return resolve_bot(text, game.id)
+        return resolve_bot(text, game.id, others=registry.entries if registry is not None else ())
     except (RegistryError, BotNameError) as exc:
         raise SetupError(str(exc)) from None
 
@@ -215,11 +215,14 @@ def _check_out_file(path: Path, option: str) -> None:
         raise SetupError(f"{option} {path}: the folder {folder} is not writable; choose another path")
 
 
-def prepare_out_file(path: Path, option: str = "--out") -> None:
+def prepare_out_file(path: Path, option: str = "--out") -> bool:
     """Check the record file and create it before any bot starts, so that the bots'
-    sandboxes mask it."""
+    sandboxes mask it; whether it was made here (and may go again if no game is
+    written to it)."""
     check_out_file(path, option)
+    made = not path.exists()
     path.touch()
+    return made
 
 
 def prepare_log_dir(path: Path, option: str = "--log-dir") -> Path:

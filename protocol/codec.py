@@ -42,6 +42,10 @@ class ProtocolError(ValueError):
     """A bot line that is not a valid message; the text says exactly what is wrong."""
 
 
+class NotJsonError(ProtocolError):
+    """A bot line that is not JSON at all (often debugging text printed to stdout)."""
+
+
 def encode(message: RefereeMessage | BotMessage) -> bytes:
     """One message as a line of JSON ending in a newline."""
     return _encoder.encode(message) + b"\n"
@@ -62,7 +66,8 @@ def decode_bot(line: bytes) -> BotMessage:
     except msgspec.ValidationError as exc:
         raise ProtocolError(f"invalid message: {exc}") from None
     except msgspec.DecodeError as exc:
-        raise ProtocolError(f"malformed JSON: {exc}") from None
+        why = str(exc).removeprefix("JSON is malformed: ")
+        raise NotJsonError(f"not JSON ({why[:1].lower()}{why[1:]})") from None
     except (RecursionError, MemoryError, ValueError, OverflowError) as exc:  # a decoder limit, not a message
         raise ProtocolError(f"undecodable line: {type(exc).__name__}") from None
     if len(line) > _SHORT_LINE:

@@ -82,6 +82,20 @@ def _finite(value: object) -> object:
     return value
 
 
+def interrupted(match: PreparedMatch, recorded: int) -> typer.Exit:
+    """The last words of a match stopped by Ctrl-C (or SIGTERM, SIGHUP), exit 130: what
+    became of the games that had finished. A record file made for the match that no
+    game reached is removed, not left empty."""
+    removed = match.discard_empty_records()
+    if match.out is None:
+        kept = f"{recorded} game(s) had finished (not recorded: no --out)" if recorded else "no game had finished"
+    elif recorded:
+        kept = f"the {recorded} game(s) that finished are in {match.out}"
+    else:
+        kept = "no game had finished, so none was recorded" + (f" (no empty {match.out} is left)" if removed else "")
+    return fail(f"interrupted: every bot was stopped; {kept}", 130)
+
+
 def finish_match(match: PreparedMatch, result: MatchResult) -> None:
     """What `play` and `match` say after a match: where the bots' logs are (a temporary
     folder is removed when no game needs it), then exit 2 for a bot that never started,

@@ -10,7 +10,16 @@ from typing import Annotated
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
-from arena.cli.common import arena_errors, console, fail, finish_match, json_output, print_json, warn
+from arena.cli.common import (
+    arena_errors,
+    console,
+    fail,
+    finish_match,
+    interrupted,
+    json_output,
+    print_json,
+    warn,
+)
 from arena.cli.options import (
     BotSetup,
     JsonArg,
@@ -116,9 +125,11 @@ def _play(paired: PairedMatch, quiet: bool) -> MatchResult:
         with progress:
             return run_sync(lambda: paired.play(lambda _: progress.advance(task), pair_done), stop_on_signals=True)
     except KeyboardInterrupt:
-        raise fail("interrupted: every bot was stopped", 130) from None
+        raise interrupted(paired.match, paired.played - len(paired.voided)) from None
     except ArenaError as exc:
         raise fail(str(exc)) from None
+    finally:
+        paired.match.discard_empty_records()
 
 
 def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:

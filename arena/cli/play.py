@@ -9,7 +9,16 @@ from typing import TYPE_CHECKING, Annotated, ClassVar
 
 import typer
 
-from arena.cli.common import arena_errors, console, fail, finish_match, json_output, print_json, warn
+from arena.cli.common import (
+    arena_errors,
+    console,
+    fail,
+    finish_match,
+    interrupted,
+    json_output,
+    print_json,
+    warn,
+)
 from arena.cli.options import (
     BotSetup,
     JsonArg,
@@ -58,7 +67,7 @@ class PlayOptions:
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id, e.g. btt (see `arena games`).")]
     bots: Annotated[list[str], typer.Argument(
         metavar="BOT...",
-        help="One bot per seat: a shipped bot's short name (random, random-js, greedy, search, zoo/NAME) "
+        help="One bot per seat: a shipped bot's short name (random, random-js, greedy, search, mcts, zoo/NAME) "
         "or a command line in quotes, e.g. \"python3 mybot.py\".")]
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1
     seeds: Seeds = Seeds()
@@ -101,6 +110,8 @@ def play_command(options: PlayOptions) -> None:
         except BaseException:
             match.discard_logs()
             raise
+        finally:
+            match.discard_empty_records()
         console.print(match_table(result, match.game))
         if match.out is not None:
             console.print(f"records appended to {match.out}")
@@ -144,8 +155,11 @@ def _run_match(match: PreparedMatch, watch: bool, quiet: bool, page: _WebSeat | 
                         TimeElapsedColumn(), console=console, transient=True,
                         disable=watch or quiet or not console.is_terminal)
     task = progress.add_task("games", total=match.config.games)
+    recorded = 0
 
     def done(index: int, outcome: GameOutcome, seats: list[int]) -> None:
+        nonlocal recorded
+        recorded += not outcome.void  # kept (in the record file, with --out) before this is called
         if not quiet:
             progress.console.print(outcome_line(index, outcome), markup=False, highlight=False)
         progress.advance(task)
@@ -164,6 +178,6 @@ def _run_match(match: PreparedMatch, watch: bool, quiet: bool, page: _WebSeat | 
         with progress:
             return run_sync(play if page is None else lambda: page.serve(play), stop_on_signals=True)
     except KeyboardInterrupt:
-        raise fail("interrupted: every bot was stopped; finished games are in the record file", 130) from None
+        raise interrupted(match, recorded) from None
     except ArenaError as exc:
         raise fail(str(exc)) from None

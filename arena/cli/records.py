@@ -17,7 +17,7 @@ from arena.cli.common import (
 from arena.files import unreadable
 from arena.games import TERMINAL, GameError
 from arena.games.base import State
-from arena.records.files import iter_record_file
+from arena.records.files import holds_records, iter_record_file
 from arena.records.record import GameRecord, RecordSyntaxError
 from arena.records.replay import ReplayError, state_at, turn_frames, verify
 from arena.render import ViewError, render_state
@@ -25,9 +25,13 @@ from arena.termination import Termination
 
 
 def _records(path: Path) -> Iterator[GameRecord]:
-    """The games of a record file one by one; a file that cannot be read is a clear
-    error (exit 2), one that is not a record file names its line and column (exit 1)."""
+    """The games of a record file one by one; a file that cannot be read, or is not a
+    record file at all, is a mistake in the command (exit 2); a record file with a
+    flaw names its line and column (exit 1)."""
     try:
+        if not holds_records(path):
+            raise fail(f"{path} is not a record file: its first line is not a tag such as [Game \"btt\"]; give a "
+                       "file written by `arena play --out` or a league's records (league.pgn)")
         yield from iter_record_file(path)
     except OSError as exc:
         raise fail(unreadable(path, exc, "record file", "league.pgn")) from None

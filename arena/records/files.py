@@ -48,6 +48,15 @@ def _decoded_lines(handle: BinaryIO) -> Iterator[str]:
             raise RecordSyntaxError(number, exc.start + 1, "not UTF-8 text") from None
 
 
+def holds_records(path: str | os.PathLike[str]) -> bool:
+    """Whether a file looks like a record file: empty, or its first text is a tag line
+    (`[`). A program, a league file or a log does not: reading it as records would only
+    report its first line as a syntax error. OSError passes through."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096).lstrip(b"\xef\xbb\xbf \t\r\n")
+    return not head or head.startswith(b"[")
+
+
 def append_record(path: str | os.PathLike[str], game: GameRecord) -> None:
     """Append one game to a record file (created if missing) with a single write, then
     fsync, so a crash can at worst tear the game being written, never an earlier one.

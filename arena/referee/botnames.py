@@ -4,11 +4,13 @@ shim on PATH can add 100 ms to every start."""
 
 from __future__ import annotations
 
+import difflib
 import importlib.util
 import os
 import shlex
 import shutil
 import sys
+from collections.abc import Iterable
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
@@ -58,6 +60,33 @@ def shipped_names(game_id: str) -> list[str]:
     return [name for name in shipped_bots(game_id) if not name.startswith("zoo/")]
 
 
+def games_with(kind: str) -> list[str]:
+    """The games that have a shipped bot of this kind (`greedy`, `search`)."""
+    return sorted(path.stem[: -len(kind) - 1].replace("_", "-") for path in BOTS_DIR.glob(f"*_{kind}.py"))
+
+
+def names_help(game_id: str) -> str:
+    """Every shipped name as a person can use it in `game_id`: the short names that
+    play it, the per-game names it has no bot for (and which games have one), the
+    other games' bots by their full names, and the zoo."""
+    usable = [name for name in SHIPPED] + [kind for kind in PER_GAME if kind in shipped_bots(game_id)]
+    shown = [name if name not in NEEDS or importlib.util.find_spec(NEEDS[name][0]) else f"{name} (needs the rl "
+             "extra)" for name in usable]
+    text = f"Shipped bots for {game_id}: {', '.join(shown)}"
+    for kind in PER_GAME:
+        if kind not in usable:
+            text += f"; {kind} has no {game_id} version (it plays {', '.join(games_with(kind))})"
+    return text + "; zoo/NAME: the misbehaving bots of the tests."
+
+
+def suggestion(name: str, game_id: str, others: Iterable[str] = ()) -> str:
+    """`: did you mean greedy? ` for a near miss of a shipped name (or of `others`, a
+    registry's names), else `. `: what goes between a message and names_help."""
+    candidates = [*shipped_bots(game_id), *others]
+    close = difflib.get_close_matches(name, candidates, n=1, cutoff=0.75)
+    return f": did you mean {close[0]}? " if close else ". "
+
+
 def _script_command(path: Path) -> list[str]:
     if path.suffix == ".py":
         return [sys.executable, str(path)]
@@ -70,22 +99,24 @@ def _script_command(path: Path) -> list[str]:
 
 
 def resolve_bot(command: str | list[str], game_id: str, folder: Path | None = None,
-                base: Path | None = None) -> BotSpec:
+                base: Path | None = None, others: Iterable[str] = ()) -> BotSpec:
     """The one way a bot is named, on the command line and in league files: a shipped
     bot's short name (random, greedy, zoo/crash, btt-greedy), a command line (split like
     a shell's) or an argv list. Relative paths are taken from `folder`, where the bot
     then runs, when one is given (a league's or registry's `cwd`); else from `base`
     (default: the current folder), and the bot runs in its program's folder (see
     arena/referee/botfolder.py; a shipped bot runs in its own); a Python script runs
-    with this interpreter. BotNameError says why a command cannot work."""
+    with this interpreter. BotNameError says why a command cannot work, and what a
+    near miss of a shipped name, or of `others` (a registry's names), meant."""
     try:
-        return _resolve(command, game_id, folder, base)
+        return _resolve(command, game_id, folder, base, tuple(others))
     except OSError as exc:
         shown = command if isinstance(command, str) else " ".join(command)
         raise BotNameError(f"{excerpt(shown, 200)}: {exc.strerror or exc}; check the bot's command") from None
 
 
-def _resolve(command: str | list[str], game_id: str, folder: Path | None, given_base: Path | None) -> BotSpec:
+def _resolve(command: str | list[str], game_id: str, folder: Path | None, given_base: Path | None,
+             others: tuple[str, ...]) -> BotSpec:
     cwd = None if folder is None else str(folder)
     if isinstance(command, str):
         name = command.strip()
@@ -97,7 +128,7 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None, given_
             # bots, never the folder the user happens to be in.
             return BotSpec(name, _script_command(shipped[name]), str(shipped[name].parent))
         if name in PER_GAME:
-            raise BotNameError(f"there is no {name} bot for {game_id} (shipped: {', '.join(shipped_names(game_id))})")
+            raise BotNameError(f"there is no {name} bot for {game_id}. {names_help(game_id)}")
         try:
             argv = shlex.split(name)
         except ValueError as exc:
@@ -105,8 +136,7 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None, given_
     else:
         argv = list(command)
     if not argv or not argv[0]:
-        raise BotNameError(f"an empty command: give a shipped bot ({', '.join(shipped_names(game_id))}) "
-                           "or a command line")
+        raise BotNameError(f"an empty command: give a shipped bot or a command line. {names_help(game_id)}")
     base = folder or given_base or Path.cwd()
     program = argv[0]
     if "/" in program or program.endswith(".py"):
@@ -119,8 +149,9 @@ def _resolve(command: str | list[str], game_id: str, folder: Path | None, given_
         if program.endswith(".py"):
             argv.insert(0, sys.executable)
     elif shutil.which(program) is None:
-        raise BotNameError(f"{excerpt(program, 200)} is not a shipped bot ({', '.join(shipped_names(game_id))}) "
-                           "nor a command found on PATH")
+        near = suggestion(program, game_id, others) if len(argv) == 1 else ". "
+        raise BotNameError(f"{excerpt(program, 200)} is not a shipped bot nor a command found on PATH{near}"
+                           f"{names_help(game_id)}")
     check_command(argv, base)
     name = _display_name(argv, base)
     if folder is None:

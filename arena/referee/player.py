@@ -16,7 +16,7 @@ from arena.referee.process import launch_process
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
 from protocol import PROTOCOL_VERSION
-from protocol.codec import ProtocolError, decode_bot, encode
+from protocol.codec import NotJsonError, ProtocolError, decode_bot, encode
 from protocol.messages import Action, End, Hello, Quit, Ready, Start
 
 FEATURES = ("no-legal", "no-observation", "info")
@@ -34,12 +34,17 @@ class Timing:
 
 
 def decode_line(line: bytes) -> Ready | Action:
-    """A bot's line as a message, or the `malformed` fault quoting its start."""
+    """A bot's line as a message, or the `malformed` fault quoting its start. A line
+    that is not JSON and does not even begin like it is most often a bot's debugging
+    output: the fault says where that belongs."""
     try:
         return decode_bot(line)
     except ProtocolError as exc:
         shown = line[:80].decode("utf-8", "replace")
-        raise BotFault(Termination.MALFORMED, f"{exc} in line {shown!r}") from None
+        if isinstance(exc, NotJsonError) and not line.lstrip().startswith((b"{", b"[")):
+            raise BotFault(Termination.MALFORMED, f"{shown!r} is not JSON: stdout is for protocol lines only: write "
+                                                  "debugging output to stderr") from None
+        raise BotFault(Termination.MALFORMED, f"{exc}: {shown!r}") from None
 
 
 class BotPlayer:
