@@ -11,6 +11,7 @@ stdin closed. Each check passes or fails with the line that failed."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -57,6 +58,10 @@ REASON_CHECK = {
     Termination.MEMORY_LIMIT: "within-limits", Termination.PROCESS_LIMIT: "within-limits",
 }
 """Which check a fault of the bot in a game fails."""
+
+DIED = (Termination.CRASH, Termination.CLOSED_PIPE, Termination.MEMORY_LIMIT, Termination.PROCESS_LIMIT,
+        Termination.STARTUP_FAILURE)
+"""Faults of a bot that stopped: the check says which message it followed."""
 
 SMALL_OPTIONS = {"blox": {"width": "8", "height": "8"}, "roots": {"radius": "3"}}
 """Short games: the smallest boards."""
@@ -133,20 +138,48 @@ def _launcher(logs: Path, probing: bool) -> Launcher:
     return launch
 
 
-def _last_lines(log: Path) -> tuple[str, str]:
-    """The last line the bot wrote and the last line it was sent, from its traffic log."""
-    sent = got = ""
+_ENTRY = re.compile(r"^\S+ \+\S+ (?:game (\d+) ply \d+|handshake) ([<>]) (.*)$")
+_TYPE = re.compile(r'"type":"([^"]*)"')
+
+
+@dataclass(frozen=True)
+class Traffic:
+    """What a protocol log says of the moment a fault ended a game: the bot's last line,
+    the referee's last line, and the referee's lines since the bot's last one."""
+
+    got: str = ""
+    sent: str = ""
+    since: tuple[str, ...] = ()
+
+    def followed(self) -> str:
+        """The messages a bot that died was sent after its last line (`start, x-news`)."""
+        kinds = [match.group(1) if (match := _TYPE.search(line)) else "(a line)" for line in self.since]
+        return ", ".join(kinds)
+
+
+def _traffic(log: Path, game: int | None = None) -> Traffic:
+    """The traffic up to the end of match game `game` (1-based; None: the whole log): a
+    bot restarted after a fault appends to the same log, so the lines after a game
+    belong to later games."""
     try:
-        for line in log.read_text(encoding="utf-8", errors="replace").splitlines():
-            head, _, rest = line.partition(" > ")
-            if rest and " < " not in head:
-                sent = rest
-            head, _, rest = line.partition(" < ")
-            if rest:
-                got = rest
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
     except OSError:
-        pass
-    return got[:300], sent[:300]
+        return Traffic()
+    entries = [(int(m.group(1)) if m.group(1) else None, m.group(2), m.group(3))
+               for line in lines if (m := _ENTRY.match(line))]
+    if game is not None:
+        ours = [i for i, entry in enumerate(entries) if entry[0] == game]
+        later = [i for i, entry in enumerate(entries) if entry[0] is not None and entry[0] > game]
+        entries = entries[: ours[-1] + 1] if ours else entries[: later[0]] if later else entries
+    got = sent = ""
+    since: list[str] = []
+    for _, way, text in entries:
+        if way == "<":
+            got, since = text, []
+        else:
+            sent = text
+            since.append(text[:300])
+    return Traffic(got[:300], sent[:300], tuple(since))
 
 
 @dataclass
@@ -250,7 +283,7 @@ class Checker:
     def _read(self, report: Report, result: MatchResult, seat: int, logs: Path, game: Game,
               check: str | None, mode: str = "") -> None:
         protocol_log = next(iter(sorted(logs.glob(f"{seat}-*.protocol.log"))), logs / "none")
-        got, sent = _last_lines(protocol_log)
+        got = _traffic(protocol_log).got
         faulted = False
         for number, outcome in enumerate(result.outcomes, 1):
             for fault in outcome.faults:
@@ -262,9 +295,14 @@ class Checker:
                 # when the plain games did not already fail the same way.
                 name = check if check is not None and report.checks[natural].passed else natural
                 where = f"{game.id}, {len(outcome.ranks)} seat(s), seat {seat}{mode}, game {number}"
-                report.fail(name, f"{where}: {fault.reason} {fault.when}: {fault.detail}",
-                            got if fault.reason not in (Termination.TIME_OUT, Termination.STARTUP_TIMEOUT)
-                            else f"(no answer to) {sent}")
+                traffic = _traffic(protocol_log, number)
+                detail, line = f"{where}: {fault.reason} {fault.when}: {fault.detail}", traffic.got
+                if fault.reason in (Termination.TIME_OUT, Termination.STARTUP_TIMEOUT):
+                    line = f"(no answer to) {traffic.sent}"
+                elif fault.reason in DIED and traffic.since:
+                    detail += f" (after it was sent: {traffic.followed()})"
+                    line = "(sent since its last line) " + " | ".join(text[:120] for text in traffic.since)
+                report.fail(name, detail, line)
             for ply in outcome.record.plies:
                 if ply.actor == seat and ply.comment_text() and "[arena: cut to" in (ply.comment_text() or ""):
                     report.fail("info-within-cap", f"{game.id}: its info at ply was cut to the record's 1 KB",

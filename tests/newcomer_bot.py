@@ -5,6 +5,9 @@ named by its first argument:
 - `debug-stdout`: it prints a debugging line to stdout before its answer;
 - `crlf`: it ends its lines with CRLF;
 - `chatty-start`: it answers `start`, which needs no answer;
+- `answers-unknown`: it answers a message of a type it does not know;
+- `dies-on-unknown`: it exits on a message of a type it does not know;
+- `two-lines`: it answers its second request with two lines;
 - `legal-off-in GAME_ID`: in games of GAME_ID it opts out of the legal lists with its
   first action (and plays from its own copy of the game afterwards).
 """
@@ -58,5 +61,12 @@ for line in sys.stdin:
         if habit == "legal-off-in" and game_id == argument and "legal" in message:
             answer["legal"] = False
         send(answer)
+        if habit == "two-lines" and message["ply"] > 2:
+            send({"type": "action", "action": legal[-1], "info": {"comment": "second thoughts"}})
     elif kind == "quit":
         break
+    elif kind not in ("end",):
+        if habit == "answers-unknown":
+            send({"type": "what", "about": kind})
+        elif habit == "dies-on-unknown":
+            sys.exit(4)

@@ -93,8 +93,9 @@ class Decisions:
         if channel is None or not player.alive:
             raise BotFault(Termination.CRASH, "the bot was not running at its turn")
         if channel.unsolicited():
-            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote output it was not asked for (a line after "
-                                                           "start, end or its last answer; they need no answer)")
+            raise BotFault(Termination.UNEXPECTED_MESSAGE, f"the bot wrote output it was not asked for"
+                                                           f"{await _extra_line(channel)} (a line after start, end or "
+                                                           "its last answer; they need no answer)")
         now = self._now
         started = now()
         allowed = limit_s + player.timing.grace_s
@@ -115,9 +116,10 @@ class Decisions:
         player.cpu_mark = cpu_after = channel.cpu_seconds()
         message = decode_line(line)
         if channel.buffered:
-            raise BotFault(Termination.UNEXPECTED_MESSAGE, "the bot wrote more than one line for one request (a line "
-                                                           "written after start or end, which need no answer, is "
-                                                           "taken for the answer when it comes with the request)")
+            raise BotFault(Termination.UNEXPECTED_MESSAGE, f"the bot wrote more than one line for one request"
+                                                           f"{await _extra_line(channel)} (a line written after start "
+                                                           "or end, which need no answer, is taken for the answer when "
+                                                           "it comes with the request)")
         if not isinstance(message, Action):
             raise BotFault(Termination.UNEXPECTED_MESSAGE,
                            f"expected an action, got a {type(message).__name__.lower()} message")
@@ -149,6 +151,16 @@ class Decisions:
 
     def _limit_ms(self) -> str:
         return f"{self._limit_s * 1000:.0f} ms"
+
+
+async def _extra_line(channel: LineChannel) -> str:
+    """`: '<the line>'`, the start of a line the bot wrote beyond what it was asked for,
+    when it is there whole (read, so a traffic log shows it too); else "". Never waits."""
+    try:
+        line = await channel.read_line(trio.current_time())
+    except BotFault:
+        return ""
+    return f": {line[:80].decode('utf-8', 'replace')!r}"
 
 
 async def ask_once(player: BotPlayer, request: Request, limit_s: float) -> Answer:
