@@ -152,7 +152,11 @@ async def play_match(
 ) -> MatchResult:
     """Play the match's games between the bots of `specs` (one per seat)."""
     specs = unique_names(specs)
-    check_bots(specs, config.limits, [*config.hidden, *([config.log_dir] if config.log_dir else [])])
+    # In a worker thread: the first check probes the sandbox, and a program seen for the
+    # first time may be resolved through its version manager (a process each), while
+    # the league's other tables are playing on this event loop.
+    await trio.to_thread.run_sync(
+        check_bots, specs, config.limits, [*config.hidden, *([config.log_dir] if config.log_dir else [])])
     options = config.game.resolve_options(config.options)
     config.game.check_seats(len(specs), options)
     if config.log_dir is not None:
