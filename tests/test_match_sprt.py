@@ -25,7 +25,7 @@ def test_sprt_match_stops_early_on_a_clear_difference(tmp_path: Path) -> None:
     pairs = [records[i:i + 2] for i in range(0, len(records), 2)]
     assert all(a.tags["Seed"] == b.tags["Seed"] and a.players == b.players[::-1] for a, b in pairs)
     assert f"pairs {len(pairs)} " in text
-    assert "penta [" in text and "LOS" in text and "Elo +" in text
+    assert "(pentanomial " in text and "LOS" in text and "greedy vs random: greedy's Elo " in text
 
 
 def test_a_match_without_sprt_plays_every_game_and_reports_pairs() -> None:

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -37,6 +38,7 @@ from arena.errors import ArenaError, excerpt
 from arena.match_runner import run_sync
 from arena.paired_match import PairedMatch, prepare_pairs
 from arena.referee.match import MatchResult
+from arena.stats.elo_text import MatchElo
 from arena.stats.sprt import PairStats, SprtParameters
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")
@@ -44,13 +46,10 @@ SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s/]*$")
 """A NAME=VALUE argument: an SPRT setting (a bot's command line never looks like this)."""
 
 
-def describe_stats(stats: PairStats, params: SprtParameters | None) -> str:
-    elo, low, high = stats.elo()
-    text = (f"pairs {stats.pairs}  penta {stats.counts}  Elo {elo:+.1f} [{low:+.1f}, {high:+.1f}]  "
-            f"LOS {stats.los() * 100:.1f}%")
-    if params is not None:
-        text += f"  LLR {stats.llr(params):.2f} ({params.lower_bound:.2f}, {params.upper_bound:.2f})"
-    return text
+def describe_stats(stats: PairStats, params: SprtParameters | None, names: Sequence[str] = ("A", "B")) -> str:
+    """The state of a match in one line, every figure with its subject: B's (the
+    candidate's) Elo over A, its LOS, the pairs and the LLR (arena/stats/elo_text.py)."""
+    return MatchElo(names[1], names[0], stats).line(params)
 
 
 @dataclass(frozen=True)
@@ -98,8 +97,10 @@ class MatchOptions:
 @takes(MatchOptions)
 def match_command(options: MatchOptions) -> None:
     """Play A against B in pairs of games with colours swapped and the same seed; print
-    B's Elo over A with its 95% interval, the likelihood of superiority and the
-    pentanomial counts of the pairs. With --sprt, stop when the test decides."""
+    B's Elo over A with its 95% interval ("B vs A: B's Elo +35.2 [+10.1, +60.3]"; a
+    bound such as "> +484" while A has not scored), the likelihood that B is stronger
+    (LOS) and the pentanomial counts of the pairs. With --sprt, stop when the test
+    decides."""
     with json_output(options.json_flag):
         bots, params = options.bots_and_sprt()
         request = match_request(options, bots, out=options.out, log_protocol=options.log_protocol,
@@ -116,10 +117,11 @@ def _play(paired: PairedMatch, quiet: bool) -> MatchResult:
                         TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
                         disable=quiet or not console.is_terminal)
     task = progress.add_task("games", total=paired.games)
+    names = [spec.name for spec in paired.match.specs]
 
     def pair_done(stats: PairStats) -> None:
         if not quiet:
-            progress.console.print(describe_stats(stats, paired.sprt), highlight=False)
+            progress.console.print(describe_stats(stats, paired.sprt, names), highlight=False)
 
     try:
         with progress:
@@ -137,7 +139,7 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:
     match, stats, params = paired.match, paired.stats, paired.sprt
     console.print(match_table(result, match.game))
     names = result.names
-    console.print(f"{names[1]} vs {names[0]}: " + describe_stats(stats, params), highlight=False)
+    console.print(describe_stats(stats, params, names), highlight=False)
     verdict_text = None
     if params is not None:
         if paired.decision == "H1":
@@ -149,11 +151,10 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:
         console.print(f"SPRT elo0={params.elo0:g} elo1={params.elo1:g} alpha={params.alpha:g} "
                       f"beta={params.beta:g}: {verdict_text}", highlight=False)
     if json_flag:
-        elo, low, high = stats.elo()
         document = {**match_document(result, match.game, match.options),
                     "records": None if match.out is None else str(match.out),
-                    "elo": {"candidate": names[1], "baseline": names[0], "elo": elo, "low": low, "high": high,
-                            "los": stats.los(), "pairs": stats.pairs, "pentanomial": list(stats.counts)}}
+                    "elo": {"candidate": names[1], "baseline": names[0],
+                            **MatchElo(names[1], names[0], stats).document()}}
         if params is not None:
             document["sprt"] = {"elo0": params.elo0, "elo1": params.elo1, "alpha": params.alpha, "beta": params.beta,
                                 "llr": stats.llr(params), "lower": params.lower_bound, "upper": params.upper_bound,
