@@ -73,6 +73,8 @@ class Metric:
 METRICS = (
     *(Metric(f"cpu{n}", f"referee CPU/decision, {n} game{'s' * (n > 1)}", "us", True) for n in CONCURRENCY),
     *(Metric(f"sys{n}", f"... of it in the kernel, {n} game{'s' * (n > 1)}", "us", True) for n in CONCURRENCY),
+    *(Metric(f"pre{n}", f"referee preempted per 1000 decisions, {n} game{'s' * (n > 1)}", "", True)
+      for n in CONCURRENCY),
     *(Metric(f"rate{n}", f"decisions/s, {n} game{'s' * (n > 1)}", "/s", False) for n in CONCURRENCY),
 )
 
@@ -185,6 +187,7 @@ def compare(current: Side, baseline: Side, bot: Path, request: bytes, decisions:
                                  f"normally, so its figures would mislead (first: {result['faults'][0][:200]})")
             comparison.add(side.label, f"cpu{concurrent}", result["cpu_s"] / result["decisions"] * 1e6)
             comparison.add(side.label, f"sys{concurrent}", result.get("sys_s", 0.0) / result["decisions"] * 1e6)
+            comparison.add(side.label, f"pre{concurrent}", result.get("preempted", 0.0) / result["decisions"] * 1000)
             comparison.add(side.label, f"rate{concurrent}", result["decisions"] / result["wall_s"])
     comparison.load.append(os.getloadavg()[0])
     return comparison
@@ -197,6 +200,8 @@ def _cell(values: list[float], unit: str) -> str:
     middle = statistics.median(values)
     if unit == "us":
         return f"{middle:.1f} us ({min(values):.0f}-{max(values):.0f})"
+    if not unit:
+        return f"{middle:.0f} ({min(values):.0f}-{max(values):.0f})"
     return f"{middle / 1000:.1f}k/s ({min(values) / 1000:.1f}-{max(values) / 1000:.1f})"
 
 

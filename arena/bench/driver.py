@@ -13,7 +13,8 @@ JOB is a JSON object, one of:
   {"kind": "referee", "bot": PATH, "concurrent": N, "games_each": M}
       N matches at once, each of M BTT games between two copies of the bot, with the
       revision's default limits (sandbox, cgroups, CPU accounting where it has them);
-      prints decisions, wall_s, cpu_s and sys_s (the kernel's share of cpu_s) from the
+      prints decisions, wall_s, cpu_s, sys_s (the kernel's share of cpu_s), switches
+      and preempted (context switches, voluntary and not) from the
       moment every bot is up to the end of the last game (the referee process's own
       CPU, not its bots'), and the TerminationDetail of every game that did not end
       normally (a fault makes the figures meaningless).
@@ -59,13 +60,13 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
     spec = spec_module.BotSpec("echo-c", [bot])
     waiting = concurrent
     gate = trio.Event()
-    opened = [0.0, 0.0, 0.0]
-    closed = [0.0, 0.0, 0.0]
+    opened = [0.0] * 5
+    closed = [0.0] * 5
     decisions = [0]
     faults: list[str] = []
 
     def ended(index: int, outcome: Any, seats: list[int]) -> None:
-        closed[:] = [time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime]
+        closed[:] = _clocks()
         decisions[0] += outcome.decisions if hasattr(outcome, "decisions") else len(outcome.record.plies)
         if str(outcome.record.tags.get("Termination", "normal")) != "normal":
             faults.append(str(outcome.record.tags.get("TerminationDetail", outcome.record.tags.get("Termination"))))
@@ -76,7 +77,7 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
             return
         waiting -= 1
         if waiting == 0:
-            opened[:] = [time.perf_counter(), time.process_time(), resource.getrusage(resource.RUSAGE_SELF).ru_stime]
+            opened[:] = _clocks()
             gate.set()
         await gate.wait()
 
@@ -89,7 +90,15 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
         for index in range(concurrent):
             nursery.start_soon(one, index)
     return {"decisions": decisions[0], "wall_s": closed[0] - opened[0], "cpu_s": closed[1] - opened[1],
-            "sys_s": closed[2] - opened[2], "faults": faults}
+            "sys_s": closed[2] - opened[2], "switches": closed[3] - opened[3], "preempted": closed[4] - opened[4],
+            "faults": faults}
+
+
+def _clocks() -> list[float]:
+    """Wall time, process CPU, its kernel share, and the times the referee gave up the
+    CPU waiting (voluntary) and was preempted (involuntary)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return [time.perf_counter(), time.process_time(), usage.ru_stime, usage.ru_nvcsw, usage.ru_nivcsw]
 
 
 async def _bare_loops(procs: list[subprocess.Popen[bytes]], request: bytes, each: int) -> tuple[float, float]:

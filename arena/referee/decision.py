@@ -90,7 +90,7 @@ class Decisions:
         """The bot's answer, or the BotFault that ends its part in the game. Only
         within `run`, which holds the deadline."""
         channel = player.channel
-        if channel is None or not player.alive:
+        if channel is None or player.ready is None or not channel.running:
             raise BotFault(Termination.CRASH, "the bot was not running at its turn")
         if channel.unsolicited():
             raise BotFault(Termination.UNEXPECTED_MESSAGE, f"the bot wrote output it was not asked for"

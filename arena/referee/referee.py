@@ -62,6 +62,8 @@ class Referee:
         self.cursor = [0] * n
         self.turns = TurnCounter()
         self.decisions = Decisions()
+        self.asks: list[tuple[bool, bool]] = []
+        """Per seat, whether its requests carry the legal actions and the observation."""
 
     # ---- the game ----------------------------------------------------------------------
 
@@ -69,6 +71,7 @@ class Referee:
         """Play the game to its end (or to the forfeit that ends it)."""
         await self._start()
         self._play_opening()
+        self.asks = [(p.wants_legal, p.wants_observation) for p in self.players]  # fixed for the game
         await self.decisions.run(self._play_decisions, self._fault)
         outcome = self._outcome()
         await self._finish(outcome)
@@ -149,10 +152,10 @@ class Referee:
         number = len(self.plies) + 1
         events = self.events[seat]
         start, self.cursor[seat] = self.cursor[seat], len(events)
+        legal, observation = self.asks[seat]
         request = Request(
-            ply=number, clock=clock, events=events[start:],
-            legal=state.legal_actions() if player.wants_legal else None,
-            observation=state.observation(seat) if player.wants_observation else None,
+            ply=number, clock=clock, events=events[start:], legal=state.legal_actions() if legal else None,
+            observation=state.observation(seat) if observation else None,
         )
         try:
             answer = await self.decisions.ask(seat, player, request, limit)
