@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 import typer
 from rich.live import Live
 
-from arena.cli.common import arena_errors, console, fail, warn, warn_isolation
+from arena.cli.common import arena_errors, console, errors, fail, warn, warn_isolation
 from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
@@ -80,6 +80,8 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
     except (ArenaError, OSError) as exc:
         raise fail(str(exc)) from None
     with session:
+        for note in session.notes:
+            console.print(note, highlight=False)
         if session.kept_records is not None:
             warn(session.kept_records)
         progress = session.runner.progress
@@ -168,12 +170,16 @@ def serve_league_page(league: League, host: str, port: int) -> None:
 Format = Literal["table", "markdown", "csv", "json"]
 
 
-def print_tables(league: League, fmt: Format, output: Path | None = None) -> None:
-    """The leaderboard and crosstable of the games stored so far."""
+def print_tables(league: League, fmt: Format, output: Path | None = None, include_removed: bool = False,
+                 notes: bool = False) -> None:
+    """The leaderboard and crosstable of the games stored so far (`notes`: say first
+    what opening the database found, e.g. an upgrade)."""
     try:
-        standings, total = league_standings(league)
+        standings, total, found = league_standings(league, include_removed)
     except (ArenaError, OSError) as exc:
         raise fail(str(exc)) from None
+    for note in found if notes else []:
+        (console if fmt == "table" or output is not None else errors).print(note, highlight=False)
     title = f"{league.name} ({league.game.name})"
     if fmt == "table":
         board, cross = rich_tables(standings, title)
@@ -199,12 +205,16 @@ def table_command(
     path: LeagueFileArg,
     fmt: Annotated[str, typer.Option("--format", "-f", help="table, markdown, csv or json.")] = "table",
     output: Annotated[Path | None, typer.Option("--output", "-o", help="Write to this file instead.")] = None,
+    include_removed: Annotated[bool, typer.Option(
+        "--include-removed", help="Also show bots the league file no longer names, with their games (by default "
+        "a removed bot's games stay stored but out of the table, for every bot).")] = False,
 ) -> None:
     """Print the leaderboard (rank, rating with 95% interval, results, scores, faults)
-    and the head-to-head crosstable of the games played so far."""
+    and the head-to-head crosstable of the games played so far. With `anchor` in the
+    league file, that bot's rating is pinned (0, or the value given) in every format."""
     if fmt not in ("table", "markdown", "csv", "json"):
         raise fail(f"--format {fmt!r}: choose table, markdown, csv or json")
     league = load(path)
     if not league.database.exists():
         raise fail(f"{league.name} has not started: no database in {league.output}; run `arena league run {path}`")
-    print_tables(league, fmt, output)  # type: ignore[arg-type]
+    print_tables(league, fmt, output, include_removed, notes=True)  # type: ignore[arg-type]

@@ -64,6 +64,11 @@ class LimitsSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     scratch_mb: int | None = None
 
 
+class AnchorEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
+    bot: str
+    elo: float = 0.0
+
+
 class ClusterSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     address: str | None = None
     max_folder_mb: int = 200
@@ -90,6 +95,8 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     log_protocol: bool = False
     openings: str | None = None
     random_opening: int = 0
+    event: str | None = None
+    anchor: str | AnchorEntry | None = None
 
 
 SCHEDULES = ("round-robin", "gauntlet")
@@ -101,6 +108,19 @@ MAX_CONCURRENCY = 1024
 
 
 # ---- the resolved league ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Anchor:
+    """The bot whose rating is pinned (so tables of different nights compare), and its
+    value: Elo for 2 seats, the OpenSkill rating for more."""
+
+    bot: str
+    value: float = 0.0
+
+    def describe(self, kind: str = "") -> str:
+        """'greedy = 0' (or 'greedy = 1500 Elo')."""
+        return f"{self.bot} = {self.value:g}" + (f" {kind}" if kind else "")
 
 
 @dataclass
@@ -138,6 +158,10 @@ class League:
     """The openings its games start from, one per seat rotation in turn."""
     random_opening: int = 0
     """Plies of a random opening at the start of every game."""
+    event: str = ""
+    """The Event tag of its records (the league's name unless the file gives `event`)."""
+    anchor: Anchor | None = None
+    """The bot whose rating is pinned in every table, if any."""
 
     @property
     def database(self) -> Path:
@@ -151,13 +175,17 @@ class League:
     def logs(self) -> Path:
         return self.output / "logs"
 
+    def bot_named(self, name: str) -> BotSpec:
+        """The league file's bot of this name."""
+        return next(bot for bot in self.bots if bot.name == name)
+
     def identity(self) -> dict[str, object]:
         """What fixes the schedule and the meaning of stored games: a stored league
-        resumes only under the same identity."""
+        resumes only under the same identity. Its bots and games_per_pairing are not
+        part of it: a league grows (arena.league.growth)."""
         gauntlet = self.bots[self.gauntlet].name if self.schedule == "gauntlet" else None
         return {
             "game": self.game.id, "seats": self.seats, "options": self.options,
-            "bots": [b.name for b in self.bots], "games_per_pairing": self.games_per_pairing,
             "schedule": self.schedule, "gauntlet": gauntlet,
             "seed": self.seed,
             # Only when set, so that a league made before openings existed resumes.
@@ -311,7 +339,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         time_control=time_control, timing=timing, limits=limits, source=source,
         cluster=_cluster_address(raw.cluster.address, base), max_folder_mb=raw.cluster.max_folder_mb,
         log_protocol=raw.log_protocol, openings=_openings(raw, base, game, seats, options),
-        random_opening=raw.random_opening,
+        random_opening=raw.random_opening, event=_event(raw), anchor=_anchor(raw.anchor, names),
     )
     cores = default_concurrency()
     if concurrency > cores:
@@ -319,6 +347,29 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
             f"concurrency {concurrency} runs more games at once than there are cores ({cores}): bots under "
             f"a time limit will compete for cores and may lose on time; set concurrency = {cores} or less")
     return league
+
+
+def _event(raw: LeagueFile) -> str:
+    """The records' Event tag: the `event` key, else the league's name."""
+    if raw.event is None:
+        return raw.name
+    _check_text("event", raw.event)
+    if not raw.event.strip() or len(raw.event) > 200:
+        raise LeagueFileError("event: give the records' Event tag as text of 1 to 200 characters")
+    return raw.event
+
+
+def _anchor(given: str | AnchorEntry | None, names: list[str]) -> Anchor | None:
+    """`anchor = "BOT"` or `anchor = { bot = "BOT", elo = 1500 }`, checked."""
+    if given is None:
+        return None
+    entry = AnchorEntry(given) if isinstance(given, str) else given
+    if entry.bot not in names:
+        raise LeagueFileError(f"anchor: {excerpt(entry.bot)} is not a bot of this league ({', '.join(names)}); "
+                              "name the bot whose rating is pinned")
+    if not math.isfinite(entry.elo) or abs(entry.elo) > 100_000:
+        raise LeagueFileError("anchor.elo: give the pinned rating as a number between -100000 and 100000")
+    return Anchor(entry.bot, entry.elo)
 
 
 def _limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> Limits:

@@ -12,7 +12,7 @@ from rich.text import Text
 
 from arena.league.config import League
 from arena.league.runner import LeagueProgress
-from arena.league.standings import Standings, compute_standings, leaderboard_rows
+from arena.league.standings import Standings, compute_standings, leaderboard_rows, restrict
 
 RECOMPUTE_EVERY_S = 1.0
 """Standings are refitted at most this often (a refit costs milliseconds)."""
@@ -40,8 +40,11 @@ class LiveLeagueView:
         now = time.monotonic()
         stale = len(games) != self._computed_games and now - self._computed_at >= RECOMPUTE_EVERY_S
         if self._standings is None or stale:
-            self._standings = compute_standings([b.name for b in self.league.bots], self.league.seats, games,
-                                                self.league.game.score_name)
+            roster = self.progress.names or [b.name for b in self.league.bots]
+            shown = [roster.index(b.name) for b in self.league.bots if b.name in roster]
+            names, kept, _ = restrict(roster, games, (), shown)
+            self._standings = compute_standings(names, self.league.seats, kept, self.league.game.score_name,
+                                                anchor=self.league.anchor)
             self._computed_at = now
             self._computed_games = len(games)
         return self._standings

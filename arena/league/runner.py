@@ -13,7 +13,8 @@ import trio
 
 from arena.league.config import League
 from arena.league.executor import Executor, Job, LocalExecutor
-from arena.league.schedule import ScheduledGame, build_schedule, work_units
+from arena.league.growth import LeaguePlan, plan_league
+from arena.league.schedule import ScheduledGame, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay
 from arena.records.files import append_record
@@ -41,6 +42,8 @@ class LeagueProgress:
     latest: deque[str] = field(default_factory=lambda: deque(maxlen=6))
     news: int = 0
     """Lines added to `latest` so far (a printer's cursor)."""
+    names: list[str] = field(default_factory=list)
+    """Every bot of the league's database by number (what the games' seats hold)."""
 
     def tell(self, line: str) -> None:
         self.latest.append(line)
@@ -54,13 +57,28 @@ class LeagueProgress:
         return pace * (self.total - self.done)
 
 
-def open_league(league: League) -> tuple[LeagueStore, list[ScheduledGame]]:
-    """Open (or create) the league's database, checked against the league file, and
-    bring the record file in line with it (a differing file is kept aside first: see
-    LeagueStore.sync_record_file)."""
-    schedule = build_schedule(league)
-    store = LeagueStore.open(league.database, league.identity(), schedule, league.records)
+def open_league(league: League, grow: bool = True) -> tuple[LeagueStore, list[ScheduledGame]]:
+    """Open (or create) the league's database, checked against the league file; the
+    store (its `notes` say what changed) and the league's games in playing order (see
+    open_league_plan)."""
+    store, plan = open_league_plan(league, grow)
+    return store, plan.active
+
+
+def open_league_plan(league: League, grow: bool = True) -> tuple[LeagueStore, LeaguePlan]:
+    """Open (or create) the league's database, checked against the league file, with
+    the league file's schedule matched to the stored one (arena.league.growth): with
+    `grow`, new bots and games are added to it (a run), else only counted (a table).
+    The records file is brought in line with the database (a differing file is kept
+    aside first: see LeagueStore.sync_record_file)."""
+    store = LeagueStore.open(league.database, league.identity(), league.records)
     try:
+        stored = store.scheduled()
+        plan = plan_league(league, store.roster(), stored, store.finished_indices())
+        if grow:
+            store.extend(plan.new_bots, plan.new_games)
+        if stored and (growth := plan.growth(grow)) is not None:
+            store.notes.append(f"{league.name}: {growth}")
         store.kept_records = store.sync_record_file(league.records)
     except OSError as exc:
         store.close()
@@ -69,7 +87,7 @@ def open_league(league: League) -> tuple[LeagueStore, list[ScheduledGame]]:
     except BaseException:
         store.close()
         raise
-    return store, schedule
+    return store, plan
 
 
 class LeagueRunner:
@@ -81,13 +99,17 @@ class LeagueRunner:
                  on_change: Callable[[], None] | None = None, executor: Executor | None = None) -> None:
         self.league = league
         self.store = store
-        finished = store.finished_indices()
+        self.roster = store.roster()
+        """Every bot of the league's database by number (the seats' numbers)."""
+        active = {game.index for game in schedule}
+        finished = store.finished_indices() & active
         attempts = {v.index: v.attempts for v in store.void_games()}
         allowed = 1 + league.infrastructure_retries
         self.pending = [g for g in schedule if g.index not in finished and attempts.get(g.index, 0) < allowed]
         self.given_up = [g for g in schedule if g.index not in finished and attempts.get(g.index, 0) >= allowed]
         """Games voided by the arena's own errors too often: reported, not played."""
-        self.progress = LeagueProgress(total=len(schedule), done=len(finished), games=store.games())
+        self.progress = LeagueProgress(total=len(schedule), done=len(finished),
+                                       games=[g for g in store.games() if g.index in active], names=self.roster)
         self.on_change = on_change or (lambda: None)
         self.executor: Executor = executor or LocalExecutor(league.concurrency)
         self.pgids: list[int] = []
@@ -112,10 +134,11 @@ class LeagueRunner:
                 beside.cancel_scope.cancel()
 
     def specs(self, table: tuple[int, ...]) -> list[BotSpec]:
-        """The table's bots, each with its ARENA_BOT_SEED (from the league's secret)."""
+        """The table's bots, each with its ARENA_BOT_SEED (from the league's secret and
+        the bot's number, which stays its own when the league grows)."""
         specs = []
         for bot in table:
-            spec = self.league.bots[bot]
+            spec = self.league.bot_named(self.roster[bot])
             env = {"ARENA_BOT_SEED": str(derived_bot_seed(self.secret, bot)), **spec.env}
             specs.append(replace(spec, env=env))
         return specs
@@ -127,7 +150,7 @@ class LeagueRunner:
                                  opening_of_cycle(self.league.openings, g.cycle)) for g in unit)
         league = self.league
         config = MatchConfig(
-            league.game, league.options, league.time_control, games=len(plan), event=league.name,
+            league.game, league.options, league.time_control, games=len(plan), event=league.event,
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
             log_protocol=league.log_protocol, random_opening=league.random_opening,
@@ -140,7 +163,7 @@ class LeagueRunner:
         league = self.league
         self.progress.playing.add(game.index)
         self.progress.in_flight = len(self.progress.playing)
-        self.under_way.begin(game.index, game.round, [league.bots[b].name for b in game.seats], dict(league.options))
+        self.under_way.begin(game.index, game.round, [self.roster[b] for b in game.seats], dict(league.options))
         self.on_change()
 
     def ply(self, game: ScheduledGame, ply: Ply) -> None:
@@ -169,7 +192,7 @@ class LeagueRunner:
                 progress.games.append(StoredGame(
                     game.index, game.table, game.seats, game.seed, outcome.ranks, outcome.scores, tuple(faults),
                     outcome.termination, len(outcome.record.plies)))
-                progress.tell(describe_game(self.league, game, outcome))
+                progress.tell(describe_game(self.roster, game, outcome))
                 self.on_change()
 
     # ---- in a worker thread ----------------------------------------------------------------
@@ -201,10 +224,10 @@ class LeagueRunner:
             pass  # the log is a courtesy; the void game is counted in the database
 
 
-def describe_game(league: League, game: ScheduledGame, outcome: GameOutcome) -> str:
-    """'round 3.2: greedy 1st (7), random 2nd (3) [normal]'."""
+def describe_game(names: list[str], game: ScheduledGame, outcome: GameOutcome) -> str:
+    """'round 3.2: greedy 1st (7), random 2nd (3) [normal]' (`names`: the roster)."""
     parts = []
     for seat, bot in enumerate(game.seats):
         score = f" ({outcome.scores[seat]:g})" if outcome.scores else ""
-        parts.append(f"{league.bots[bot].name} #{outcome.ranks[seat]}{score}")
+        parts.append(f"{names[bot]} #{outcome.ranks[seat]}{score}")
     return f"round {game.round}: " + ", ".join(parts) + f" [{outcome.termination}]"

@@ -10,6 +10,7 @@ all tables face the same deals and dice.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -24,33 +25,68 @@ class ScheduledGame:
     index: int
     table: int
     seats: tuple[int, ...]
-    """League bot index in each seat."""
+    """The roster number of the bot in each seat (a bot's number is its place in the
+    league file when the league started; bots added later get the next numbers)."""
     seed: int
     round: str
     cycle: int = field(default=0, compare=False)
     """The seat rotation of its table it belongs to (its seed's and opening's number);
     not stored, so not compared: the stored schedule is the same without it."""
+    place: int = 0
+    """Which game of its table it is (0, 1, ...): it fixes the seats' rotation and the
+    seed, so a game keeps both when the league grows."""
+
+
+@dataclass(frozen=True)
+class TableGame:
+    """A game as the league file asks for it, before it has a number: its table (the
+    bots that meet, sorted by roster number), its place there, seats, seed and cycle."""
+
+    table: tuple[int, ...]
+    place: int
+    seats: tuple[int, ...]
+    seed: int
+    cycle: int
+
+
+def table_sets(bots: Sequence[int], seats: int, gauntlet: int | None = None) -> list[tuple[int, ...]]:
+    """The bot sets that meet, each sorted by roster number: every `seats` of `bots`
+    (round-robin), or those holding the `gauntlet` bot."""
+    ordered = sorted(bots)
+    if gauntlet is not None:
+        others = [b for b in ordered if b != gauntlet]
+        return [tuple(sorted((gauntlet, *rest))) for rest in combinations(others, seats - 1)]
+    return list(combinations(ordered, seats))
+
+
+def table_games(bots: Sequence[int], league: League, gauntlet: int | None = None) -> list[TableGame]:
+    """Every game the league file asks for between `bots` (roster numbers), table by
+    table: `games_per_pairing` games a table, seats rotated within each cycle of
+    `seats` games, a cycle's games on the cycle's seed."""
+    games = []
+    k = league.seats
+    for table in table_sets(bots, k, gauntlet):
+        for place in range(league.games_per_pairing):
+            cycle, shift = divmod(place, k)
+            games.append(TableGame(table, place, rotated(table, shift), cycle_seed(league.seed, cycle), cycle))
+    return games
 
 
 def tables(league: League) -> list[tuple[int, ...]]:
-    """The bot sets that meet, each sorted by bot index."""
-    bots = range(len(league.bots))
-    if league.schedule == "gauntlet":
-        field = [b for b in bots if b != league.gauntlet]
-        return [tuple(sorted((league.gauntlet, *others))) for others in combinations(field, league.seats - 1)]
-    return list(combinations(bots, league.seats))
+    """The bot sets of a new league that meet, each sorted by bot index."""
+    gauntlet = league.gauntlet if league.schedule == "gauntlet" else None
+    return table_sets(range(len(league.bots)), league.seats, gauntlet)
 
 
 def build_schedule(league: League) -> list[ScheduledGame]:
-    """Every game of the league in playing order (table by table)."""
+    """Every game of a new league in playing order (table by table), numbered."""
+    gauntlet = league.gauntlet if league.schedule == "gauntlet" else None
+    numbers: dict[tuple[int, ...], int] = {}
     games: list[ScheduledGame] = []
-    k = league.seats
-    for table_index, table in enumerate(tables(league)):
-        for g in range(league.games_per_pairing):
-            cycle, shift = divmod(g, k)
-            seats = rotated(table, shift)
-            games.append(ScheduledGame(len(games), table_index, seats, cycle_seed(league.seed, cycle),
-                                       f"{table_index + 1}.{g + 1}", cycle))
+    for game in table_games(range(len(league.bots)), league, gauntlet):
+        table = numbers.setdefault(game.table, len(numbers))
+        games.append(ScheduledGame(len(games), table, game.seats, game.seed, f"{table + 1}.{game.place + 1}",
+                                   game.cycle, game.place))
     return games
 
 

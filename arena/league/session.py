@@ -10,8 +10,8 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from arena.league.config import League
-from arena.league.runner import LeagueRunner, open_league
-from arena.league.standings import Standings, compute_standings
+from arena.league.runner import LeagueRunner, open_league, open_league_plan
+from arena.league.standings import Standings, compute_standings, restrict
 from arena.referee.botfolder import check_bots
 
 if TYPE_CHECKING:
@@ -32,6 +32,12 @@ class LeagueSession:
         self.store, schedule = open_league(league)  # ArenaError or OSError: nothing is left open
         self.runner = LeagueRunner(league, self.store, schedule)
         self.executor: DaskExecutor | None = None
+
+    @property
+    def notes(self) -> list[str]:
+        """What opening the league did that a person should hear of: its database
+        upgraded from an older arena's, bots or games added, bots removed."""
+        return list(self.store.notes)
 
     @property
     def kept_records(self) -> str | None:
@@ -72,8 +78,8 @@ class LeagueSession:
                            announce or (lambda url: None), self.runner.run)
 
     def stored(self) -> int:
-        """Games stored in the database so far."""
-        return len(self.store.finished_indices())
+        """Games of the league stored in the database so far."""
+        return self.runner.progress.done
 
     def unfinished(self) -> str:
         """Why the league is not complete after a run ("" when it is): games voided by
@@ -104,12 +110,22 @@ class LeagueSession:
         self.close()
 
 
-def league_standings(league: League) -> tuple[Standings, int]:
-    """The standings of the games stored so far, and the number of games scheduled."""
-    store, _ = open_league(league)
+def league_standings(league: League, include_removed: bool = False) -> tuple[Standings, int, list[str]]:
+    """The standings of the league's games stored so far (with `include_removed`, also
+    of bots the league file no longer names, and their games), the number of games
+    the league file schedules, and what a person should hear of (an upgraded
+    database, a league file that grew)."""
+    store, plan = open_league_plan(league, grow=False)
     try:
-        standings = compute_standings([b.name for b in league.bots], league.seats, store.games(),
-                                      league.game.score_name, store.void_seatings())
-        return standings, len(store.scheduled())
+        names = list(plan.roster)
+        shown = plan.numbers([b.name for b in league.bots])
+        if include_removed:
+            removed = plan.numbers(plan.removed)
+            shown += removed
+            for bot in removed:
+                names[bot] = f"{names[bot]} (removed)"
+        names, games, voids = restrict(names, store.games(), store.void_seatings(), shown)
+        standings = compute_standings(names, league.seats, games, league.game.score_name, voids, league.anchor)
+        return standings, len(plan.active), list(store.notes)
     finally:
         store.close()

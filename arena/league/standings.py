@@ -11,13 +11,14 @@ import io
 import json
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from rich.table import Table
 
-from arena.league.store import StoredGame
-from arena.stats.ratings import PairResult, Rating, elo_fit, openskill_ratings
+from arena.league.config import Anchor
+from arena.league.store import StoredFault, StoredGame
+from arena.stats.ratings import PairResult, Rating, anchored, elo_fit, openskill_ratings
 from arena.stats.tally import ResultTally
 from arena.termination import fault_column
 
@@ -51,6 +52,10 @@ class Standings:
     """[i][j]: points of bot i against bot j (1 ahead, 0.5 level) and their meetings."""
     games: int
     score_name: str = "score"
+    anchor: Anchor | None = None
+    """The bot whose rating is pinned, when it is (it has played)."""
+    anchor_note: str = ""
+    """Why a wanted anchor is not applied (its bot has no game yet), if it is not."""
 
     @property
     def voided(self) -> bool:
@@ -63,9 +68,10 @@ MANY_VOIDS = 3
 
 
 def compute_standings(names: list[str], seats: int, games: list[StoredGame], score_name: str = "score",
-                      voids: Iterable[tuple[tuple[int, ...], int]] = ()) -> Standings:
+                      voids: Iterable[tuple[tuple[int, ...], int]] = (), anchor: Anchor | None = None) -> Standings:
     """Standings from finished games: Elo for 2 seats, OpenSkill for more. `voids`
-    holds (bots seated, attempts voided) per game the arena's errors voided."""
+    holds (bots seated, attempts voided) per game the arena's errors voided. With
+    `anchor`, that bot's rating is pinned at its value (once it has played)."""
     rows = [BotStanding(name=name) for name in names]
     for seated, attempts in voids:
         for bot in set(seated):
@@ -86,16 +92,42 @@ def compute_standings(names: list[str], seats: int, games: list[StoredGame], sco
             kind = fault_column(fault.reason)
             faults = rows[fault.bot].faults
             faults[kind] = faults.get(kind, 0) + 1
+    pinned = names.index(anchor.bot) if anchor is not None and anchor.bot in names else None
     if seats == 2:
         kind = "Elo"
-        ratings = elo_fit(len(names), [_pair(g) for g in games])
+        ratings = elo_fit(len(names), [_pair(g) for g in games], anchor=pinned,
+                          anchor_value=anchor.value if anchor else 0.0)
     else:
         kind = "OpenSkill"
         ratings = openskill_ratings(len(names), [list(zip(g.seats, g.ranks)) for g in games])
+        if pinned is not None and anchor is not None:
+            ratings = anchored(ratings, pinned, anchor.value)
     for row, rating in zip(rows, ratings):
         row.rating = rating
     order = sorted(rows, key=lambda r: (-r.rating.value, -(r.wins + r.draws / 2), r.name))
-    return Standings(seats, kind, order, list(names), h2h, len(games), score_name)
+    standings = Standings(seats, kind, order, list(names), h2h, len(games), score_name)
+    if anchor is not None:
+        if pinned is not None and rows[pinned].games:
+            standings.anchor = anchor
+        else:
+            standings.anchor_note = (f"{anchor.bot} has played no game yet: ratings are relative to the field's "
+                                     f"average until it has")
+    return standings
+
+
+def restrict(names: list[str], games: list[StoredGame], voids: Iterable[tuple[tuple[int, ...], int]],
+             shown: list[int]) -> tuple[list[str], list[StoredGame], list[tuple[tuple[int, ...], int]]]:
+    """The names, games and voids of the bots numbered `shown` alone, renumbered in
+    that order: a game with any other bot is left out (a bot removed from a league
+    takes its games out of the table with it)."""
+    new = {old: i for i, old in enumerate(shown)}
+    kept = []
+    for game in games:
+        if all(bot in new for bot in game.seats):
+            faults = tuple(StoredFault(f.seat, new[f.bot], f.reason, f.detail, f.ply) for f in game.faults)
+            kept.append(replace(game, seats=tuple(new[b] for b in game.seats), faults=faults))
+    kept_voids = [(tuple(new[b] for b in seated), n) for seated, n in voids if all(b in new for b in seated)]
+    return [names[i] for i in shown], kept, kept_voids
 
 
 def _pair(game: StoredGame) -> PairResult:
@@ -110,13 +142,25 @@ def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.2f}"
 
 
-def _rating_text(rating: Rating, kind: str) -> str:
-    """Elo relative to the field's average (+35 ± 20); OpenSkill's mu (27.1 ± 4.2)."""
+def _rating_text(rating: Rating, kind: str, anchor: Anchor | None = None, pinned: bool = False) -> str:
+    """Elo relative to the field's average (+35 ± 20), or to an anchor pinned at 0;
+    absolute figures (1535 ± 20) under an anchor pinned elsewhere; OpenSkill's mu
+    (27.1 ± 4.2). The anchor's own: '+0 (anchor)'."""
     if math.isinf(rating.error):
         return "-"
+    signed = anchor is None or anchor.value == 0
     if kind == "Elo":
-        return f"{rating.value:+.0f} ± {rating.error:.0f}"
-    return f"{rating.value:.1f} ± {rating.error:.1f}"
+        value = f"{rating.value:+.0f}" if signed else f"{rating.value:.0f}"
+        return f"{value} (anchor)" if pinned else f"{value} ± {rating.error:.0f}"
+    return f"{rating.value:.1f} (anchor)" if pinned else f"{rating.value:.1f} ± {rating.error:.1f}"
+
+
+def anchor_line(standings: Standings) -> str:
+    """What the ratings are relative to, for the exports' notes ("" without an anchor)."""
+    if standings.anchor is not None:
+        return (f"{standings.rating_kind} anchored: {standings.anchor.describe()} (pinned; the others relative "
+                "to it)")
+    return standings.anchor_note
 
 
 def _fault_text(row: BotStanding) -> str:
@@ -139,7 +183,9 @@ def leaderboard_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
     header += ["void"] if standings.voided else []
     lines = []
     for rank, row in enumerate(standings.rows, start=1):
-        line = [str(rank), row.name, _rating_text(row.rating, standings.rating_kind), str(row.games)]
+        pinned = standings.anchor is not None and row.name == standings.anchor.bot
+        line = [str(rank), row.name, _rating_text(row.rating, standings.rating_kind, standings.anchor, pinned),
+                str(row.games)]
         if standings.seats == 2:
             line += [str(row.wins), str(row.draws), str(row.losses)]
         else:
@@ -168,8 +214,9 @@ def rich_tables(standings: Standings, title: str) -> tuple[Table, Table]:
     """The leaderboard and the crosstable for the terminal."""
     header, lines = leaderboard_rows(standings)
     warnings = void_warnings(standings)
-    board = Table(title=f"{title}: {standings.games} game(s)",
-                  caption="\n".join(f"warning: {w}" for w in warnings) or None, caption_style="yellow")
+    notes = [f"warning: {w}" for w in warnings] + ([anchor_line(standings)] if anchor_line(standings) else [])
+    board = Table(title=f"{title}: {standings.games} game(s)", caption="\n".join(notes) or None,
+                  caption_style="yellow")
     for column in header:
         board.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
     for line in lines:
@@ -189,7 +236,8 @@ def to_markdown(standings: Standings, title: str) -> str:
         return "\n".join("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows)
 
     warnings = "".join(f"\n\n**Warning:** {w}" for w in void_warnings(standings))
-    return (f"## {title}\n\n{standings.games} game(s)\n\n" + table(*leaderboard_rows(standings)) + warnings
+    anchor = f"\n\n{anchor_line(standings)}" if anchor_line(standings) else ""
+    return (f"## {title}\n\n{standings.games} game(s)\n\n" + table(*leaderboard_rows(standings)) + anchor + warnings
             + "\n\n### Head to head\n\n" + table(*crosstable_rows(standings)) + "\n")
 
 
@@ -199,25 +247,30 @@ def to_csv(standings: Standings) -> str:
     fault_kinds = sorted({k for row in standings.rows for k in row.faults})
     void = ["void"] if standings.voided else []
     writer.writerow(["rank", "bot", "rating", "rating_error95", "rating_kind", "games", "wins", "draws", "losses",
-                     "mean_place", "score", "mean_score", "faults", *fault_kinds, *void])
+                     "mean_place", "score", "mean_score", "faults", *fault_kinds, *void,
+                     *(["anchor"] if standings.anchor else [])])
     for rank, row in enumerate(standings.rows, start=1):
         writer.writerow([rank, row.name, f"{row.rating.value:.2f}", f"{row.rating.error:.2f}", standings.rating_kind,
                          row.games, row.wins, row.draws, row.losses, f"{row.mean_placing:.3f}",
                          _number(row.score), f"{row.mean_score:.3f}", row.fault_count,
-                         *[row.faults.get(k, 0) for k in fault_kinds], *([row.voids] if standings.voided else [])])
+                         *[row.faults.get(k, 0) for k in fault_kinds], *([row.voids] if standings.voided else []),
+                         *([int(row.name == standings.anchor.bot)] if standings.anchor else [])])
     return out.getvalue()
 
 
 def to_json(standings: Standings, title: str) -> str:
     data: dict[str, Any] = {
         "league": title, "games": standings.games, "rating": standings.rating_kind,
+        "anchor": None if standings.anchor is None else {"bot": standings.anchor.bot,
+                                                          "rating": standings.anchor.value},
         "standings": [
             {"rank": rank, "bot": row.name,
              "rating": round(row.rating.value, 2),
              "rating_error95": None if math.isinf(row.rating.error) else round(row.rating.error, 2),
              "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
              "mean_place": round(row.mean_placing, 4), "score": row.score,
-             "mean_score": round(row.mean_score, 4), "faults": dict(sorted(row.faults.items())), "void": row.voids}
+             "mean_score": round(row.mean_score, 4), "faults": dict(sorted(row.faults.items())), "void": row.voids,
+             "anchor": standings.anchor is not None and row.name == standings.anchor.bot}
             for rank, row in enumerate(standings.rows, start=1)
         ],
         "head_to_head": {
@@ -225,6 +278,6 @@ def to_json(standings: Standings, title: str) -> str:
                                  for j, (p, n) in enumerate(line) if n}
             for i, line in enumerate(standings.head_to_head)
         },
-        "warnings": void_warnings(standings),
+        "warnings": void_warnings(standings) + ([standings.anchor_note] if standings.anchor_note else []),
     }
     return json.dumps(data, indent=2) + "\n"

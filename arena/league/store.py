@@ -1,21 +1,23 @@
-"""The league's results in SQLite: the schedule and every finished game.
+"""The games of a league (or of a resumable match) in SQLite: the roster, the schedule
+and every finished game.
 
 Each finished game (result, ranks, scores, faults, termination, its full record) is
 written in one transaction with synchronous=FULL, so a game is either stored whole or
-not at all, whatever stops the process (Ctrl-C, kill -9, a power cut). A league resumes
-by playing the scheduled games that have no row yet. The PGN-like file beside the
-database is a copy for people and tools; it is rebuilt from the database whenever the
-two differ.
+not at all, whatever stops the process (Ctrl-C, kill -9, a power cut). A run resumes
+by playing the scheduled games that have no row yet. The PGN-like records file is a
+copy for people and tools; it is rebuilt from the database whenever the two differ.
 
 Nothing stored is ever overwritten: a database is created whole (under a temporary
-name, then renamed), an existing file that is empty, foreign or damaged stops the run
-with the fix, and a records file that holds anything the database does not is kept
-under another name before the copy is rebuilt.
+name, then renamed; arena.league.database), an existing file that is empty, foreign,
+damaged or newer than this arena stops the run with the fix, the schedule only ever
+grows (new bots and games are appended, a game keeps its number), and a records file
+that holds anything the database does not is kept under another name before the copy
+is rebuilt.
 """
 
 from __future__ import annotations
 
-import contextlib
+import hashlib
 import json
 import os
 import secrets
@@ -27,34 +29,33 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
-from arena.files import FolderError, writable_folder
+from arena.league.database import (
+    LeagueStoreError,
+    NewerDatabaseError,
+    check_folder,
+    connect_existing,
+    create,
+    failure,
+    has_content,
+    leave_it,
+    now,
+    transaction,
+)
 from arena.league.schedule import ScheduledGame
 from arena.records.record import GameRecord
 from arena.records.writer import write_record
 from arena.referee.seeds import secret_from_environment
 
-TABLES = {
-    "meta": "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-    "schedule": """CREATE TABLE schedule (
-        idx INTEGER PRIMARY KEY, tbl INTEGER NOT NULL, seats TEXT NOT NULL,
-        seed INTEGER NOT NULL, round TEXT NOT NULL)""",
-    "games": """CREATE TABLE games (
-        idx INTEGER PRIMARY KEY REFERENCES schedule(idx), ranks TEXT NOT NULL, scores TEXT,
-        faults TEXT NOT NULL, termination TEXT NOT NULL, plies INTEGER NOT NULL,
-        record TEXT NOT NULL, finished TEXT NOT NULL)""",
-    "void": """CREATE TABLE void (
-        idx INTEGER PRIMARY KEY REFERENCES schedule(idx), attempts INTEGER NOT NULL,
-        error TEXT NOT NULL, last TEXT NOT NULL)""",
-}
-"""The league's tables; `void` counts the attempts at games stopped by the arena's own
-errors (they are never scored)."""
-
-SQLITE_HEADER = b"SQLite format 3\x00"
+__all__ = ["IdentityChanged", "LeagueStore", "LeagueStoreError", "NewerDatabaseError", "RecordsPrefix",
+           "StoredFault", "StoredGame", "VoidGame", "new_league_secret"]
 
 
-class LeagueStoreError(ArenaError, RuntimeError):
-    """The output folder holds another league, or its database cannot be used."""
+class IdentityChanged(LeagueStoreError):
+    """What fixes the stored games (a key of the identity) differs from what was asked."""
+
+    def __init__(self, key: str, stored: object, given: object, message: str) -> None:
+        super().__init__(message)
+        self.key, self.stored, self.given = key, stored, given
 
 
 @dataclass(frozen=True)
@@ -90,114 +91,154 @@ class VoidGame:
     error: str
 
 
-def _leave_it(path: Path) -> str:
-    return (f"it was left as it is. Restore the league's database from a backup, or move {path.name} "
-            "away (or set another output folder) to start the league afresh")
+@dataclass(frozen=True)
+class RecordsPrefix:
+    """What a records file held before a match's games were first appended to it (a
+    match may share its file with earlier ones): its length and SHA-256, so the copy
+    can be rebuilt after it without ever touching what came before."""
+
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, path: Path) -> RecordsPrefix:
+        data = path.read_bytes() if path.is_file() else b""
+        return cls(len(data), hashlib.sha256(data).hexdigest())
 
 
 class LeagueStore:
-    """One league's database, opened with `open` (which checks or creates it)."""
+    """One database of games (a league's, or a resumable match's: its `kind`), opened
+    with `open` (which checks, upgrades or creates it)."""
 
-    def __init__(self, db: sqlite3.Connection, path: Path) -> None:
+    def __init__(self, db: sqlite3.Connection, path: Path, kind: str = "league") -> None:
         self.db = db
         self.path = path
+        self.kind = kind
         self.kept_records: Path | None = None
         """Where a records file that differed from the database was kept, if it was."""
+        self.notes: list[str] = []
+        """What opening it did that a person should hear of (an upgrade, a league that grew)."""
 
     # ---- opening -------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: Path, identity: dict[str, object], schedule: list[ScheduledGame],
-             records: Path | None = None) -> LeagueStore:
-        """The league's database at `path`: checked against the identity and schedule
-        when it exists, created whole when it does not (refused when `records` holds
-        games without a database beside them). LeagueStoreError names any problem."""
-        _check_folder(path.parent)
+    def open(cls, path: Path, identity: dict[str, object], records: Path | None = None, kind: str = "league",
+             meta: dict[str, str] | None = None) -> LeagueStore:
+        """The database at `path`: checked against the identity when it exists (an
+        IdentityChanged names the first key that differs), created empty (with `meta`)
+        when it does not, which a league refuses when `records` holds games without a
+        database beside them. LeagueStoreError names any problem."""
+        check_folder(path.parent)
         if path.exists() or path.is_symlink():
-            store = cls(_connect_existing(path), path)
+            store = cls.existing(path, kind)
             try:
-                store._check_same_league(identity, schedule)
+                store.check_identity(identity)
             except BaseException:
                 store.close()
                 raise
             return store
-        if records is not None and _has_content(records):
+        if kind == "league" and records is not None and has_content(records):
             raise LeagueStoreError(
                 f"{records} holds games but {path} does not exist: the database was moved or deleted. Restore it, "
                 f"or move {records.name} away to start the league afresh")
-        _create(path, identity, schedule)
-        return cls(_connect_existing(path), path)
+        extra = {"kind": kind, **(meta or {})}
+        if kind == "league":
+            extra["secret"] = new_league_secret().hex()
+        create(path, identity, extra)
+        return cls.existing(path, kind)
+
+    @classmethod
+    def existing(cls, path: Path, kind: str = "league") -> LeagueStore:
+        """An existing database of games of this `kind`, checked and upgraded, without
+        comparing its identity (to read what it was made with first)."""
+        db, upgraded = connect_existing(path, kind)
+        store = cls(db, path, kind)
+        if upgraded is not None:
+            store.notes.append(upgraded)
+        try:
+            stored_kind = store.meta("kind") or "league"
+            if stored_kind != kind:
+                raise LeagueStoreError(f"{path} holds a {stored_kind}'s games, not a {kind}'s; {leave_it(path)}")
+            if store.meta("identity") is None:
+                raise LeagueStoreError(f"{path} holds no {kind} (its identity is missing); {leave_it(path)}")
+        except BaseException:
+            store.close()
+            raise
+        return store
 
     def close(self) -> None:
         self.db.close()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        try:
-            self.db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self.db
-            except BaseException:
-                if self.db.in_transaction:  # SQLite rolls back by itself on a full disk
-                    self.db.execute("ROLLBACK")
-                raise
-            self.db.execute("COMMIT")
-        except sqlite3.Error as exc:
-            raise self._failure(exc) from None
+        with transaction(self.db, self.path) as db:
+            yield db
 
-    def _failure(self, exc: sqlite3.Error) -> LeagueStoreError:
-        """A clear error for a write or read that SQLite refused mid-league."""
-        text = str(exc)
-        if "full" in text:
-            return LeagueStoreError(
-                f"the disk holding {self.path} is full: every game finished so far is stored; free some space "
-                "and run the same command again to resume")
-        return LeagueStoreError(f"{self.path} failed ({text}); the games stored so far are kept. "
-                                "Check the disk, then run the same command again to resume")
+    def meta(self, key: str) -> str | None:
+        rows = self._read("SELECT value FROM meta WHERE key = ?", (key,))
+        return str(rows[0][0]) if rows else None
 
-    def _check_same_league(self, identity: dict[str, object], schedule: list[ScheduledGame]) -> None:
-        """LeagueStoreError naming what changed when the stored league is another one."""
-        row = self.db.execute("SELECT value FROM meta WHERE key = 'identity'").fetchone()
-        if row is None:
-            raise LeagueStoreError(f"{self.path} holds no league (its identity is missing); {_leave_it(self.path)}")
-        stored = json.loads(row[0])
+    def identity(self) -> dict[str, Any]:
+        """What the stored games were made with (the identity given at creation)."""
+        value = json.loads(self.meta("identity") or "{}")
+        return value if isinstance(value, dict) else {}
+
+    def check_identity(self, identity: dict[str, object]) -> None:
+        """IdentityChanged for the first key of `identity` whose stored value differs
+        (keys the stored identity has and `identity` lacks are not compared: they no
+        longer fix anything)."""
+        stored = self.identity()
         for key, value in identity.items():
             if json.dumps(stored.get(key), sort_keys=True) != json.dumps(value, sort_keys=True):
-                raise LeagueStoreError(
+                raise IdentityChanged(
+                    key, stored.get(key), value,
                     f"the league file's {key!r} changed since this league started ({_short(stored.get(key))} -> "
-                    f"{_short(value)}); a resumed league must keep its schedule: restore the old value, or set "
-                    f"another output folder to start a new league")
-        if self.scheduled() != schedule:
-            raise LeagueStoreError("the stored schedule differs from the league file's; "
-                                   "set another output folder to start a new league")
+                    f"{_short(value)}); a resumed league must keep it: restore the old value, or set another output "
+                    "folder to start a new league")
 
     @property
     def secret(self) -> bytes:
         """The league's own secret key: hashed into every game's chance seed and every
         bot's seed, made at random with the database (bots never see the database), so
         a resumed league deals the same and no bot can compute a deal."""
-        rows = self._read("SELECT value FROM meta WHERE key = 'secret'")
-        if rows:
-            return bytes.fromhex(str(rows[0][0]))
+        value = self.meta("secret")
+        if value is not None:
+            return bytes.fromhex(value)
         key = secrets.token_hex(32)  # a league made before leagues had keys
         with self._transaction() as db:
             db.execute("INSERT OR IGNORE INTO meta VALUES ('secret', ?)", (key,))
         return self.secret
 
-    # ---- the schedule -------------------------------------------------------------------
+    # ---- the roster and the schedule ----------------------------------------------------------
+
+    def roster(self) -> list[str]:
+        """Every bot that ever took part, by its number (the seats' numbers)."""
+        return [str(name) for (name,) in self._read("SELECT name FROM bots ORDER BY id")]
 
     def scheduled(self) -> list[ScheduledGame]:
-        rows = self._read("SELECT idx, tbl, seats, seed, round FROM schedule ORDER BY idx")
-        return [ScheduledGame(i, t, tuple(json.loads(s)), seed, r) for i, t, s, seed, r in rows]
+        rows = self._read("SELECT idx, tbl, seats, seed, round, place FROM schedule ORDER BY idx")
+        return [ScheduledGame(i, t, tuple(json.loads(s)), seed, r, place=p) for i, t, s, seed, r, p in rows]
+
+    def extend(self, bots: list[str], games: list[ScheduledGame]) -> None:
+        """Add bots to the roster (numbered after the others) and games to the
+        schedule, in one transaction; nothing stored changes."""
+        if not bots and not games:
+            return
+        first = len(self.roster())
+        with self._transaction() as db:
+            db.executemany("INSERT INTO bots (id, name) VALUES (?, ?)",
+                           [(first + k, name) for k, name in enumerate(bots)])
+            db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?, ?)", [
+                (g.index, g.table, json.dumps(list(g.seats)), g.seed, g.round, g.place) for g in games])
 
     def finished_indices(self) -> set[int]:
         return {i for (i,) in self._read("SELECT idx FROM games")}
 
-    def _read(self, query: str) -> list[tuple[Any, ...]]:
+    def _read(self, query: str, parameters: tuple[object, ...] = ()) -> list[tuple[Any, ...]]:
         try:
-            return self.db.execute(query).fetchall()
+            return self.db.execute(query, parameters).fetchall()
         except sqlite3.Error as exc:
-            raise self._failure(exc) from None
+            raise failure(self.path, exc) from None
 
     # ---- finished games -----------------------------------------------------------------
 
@@ -210,7 +251,7 @@ class LeagueStore:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 (game.index, json.dumps(list(ranks)), None if scores is None else json.dumps(list(scores)),
-                 json.dumps([f.__dict__ for f in faults]), termination, len(record.plies), text, _now()))
+                 json.dumps([f.__dict__ for f in faults]), termination, len(record.plies), text, now()))
             return cursor.rowcount == 1
 
     def save_void(self, game: ScheduledGame, error: str) -> int:
@@ -218,7 +259,7 @@ class LeagueStore:
         with self._transaction() as db:
             db.execute("INSERT INTO void VALUES (?, 1, ?, ?) ON CONFLICT(idx) DO UPDATE SET "
                        "attempts = attempts + 1, error = excluded.error, last = excluded.last",
-                       (game.index, error, _now()))
+                       (game.index, error, now()))
             row = db.execute("SELECT attempts FROM void WHERE idx = ?", (game.index,)).fetchone()
         return int(row[0])
 
@@ -251,19 +292,30 @@ class LeagueStore:
         """The record of every finished game, in the order the games finished."""
         return [str(text) for (text,) in self._read("SELECT record FROM games ORDER BY finished, idx")]
 
-    def sync_record_file(self, path: Path) -> Path | None:
-        """Make the records file hold exactly the stored games, byte for byte. A file
-        that is a cut-short copy (a crash tore or missed its last games) is rebuilt; one
-        that holds anything else is first kept as `<name>.orig-<time>`, whose path is
-        returned so the caller can say so."""
-        expected = "\n".join(self.record_texts()).encode("utf-8")
+    def records_by_index(self) -> dict[int, str]:
+        """The record of every finished game by its number."""
+        return {int(i): str(text) for i, text in self._read("SELECT idx, record FROM games")}
+
+    def sync_record_file(self, path: Path, prefix: RecordsPrefix | None = None) -> Path | None:
+        """Make the records file hold exactly the stored games, byte for byte (after
+        `prefix`, what it held before they were first appended, when that is intact). A
+        file that is a cut-short copy (a crash tore or missed its last games) is
+        rebuilt; one that holds anything else is first kept as `<name>.orig-<time>`,
+        whose path is returned so the caller can say so."""
+        games = "\n".join(self.record_texts()).encode("utf-8")
         if (path.exists() or path.is_symlink()) and not path.is_file():
-            raise LeagueStoreError(f"{path} is not a regular file; the league writes its records there: move it away")
+            raise LeagueStoreError(f"{path} is not a regular file; the records go there: move it away")
         current = path.read_bytes() if path.exists() else b""
+        before = b""
+        if prefix is not None and prefix.size and len(current) >= prefix.size:
+            head = current[:prefix.size]
+            if hashlib.sha256(head).hexdigest() == prefix.sha256:
+                before = head
+        expected = before + (_separator(before) if games else b"") + games
         if current == expected:
             return None
         kept: Path | None = None
-        if not expected.startswith(current):
+        if path.exists() and (not expected.startswith(current) or (prefix is not None and prefix.size and not before)):
             kept = path.with_name(f"{path.name}.orig-{datetime.now(UTC).strftime('%Y%m%dT%H%M%S%f')}")
             os.replace(path, kept)
         temporary = path.with_name(path.name + ".tmp")
@@ -275,21 +327,11 @@ class LeagueStore:
         return kept
 
 
-# ---- creating and checking the file -----------------------------------------------------------
-
-
-def _check_folder(folder: Path) -> None:
-    try:
-        writable_folder(folder)
-    except FolderError as exc:
-        raise LeagueStoreError(f"the output folder {folder} {exc}; set another output folder") from None
-
-
-def _has_content(path: Path) -> bool:
-    try:
-        return path.stat().st_size > 0
-    except OSError:
-        return False
+def _separator(before: bytes) -> bytes:
+    """What append_record writes between a file's last game and the next one."""
+    if not before:
+        return b""
+    return b"\n" if before.endswith(b"\n") else b"\n\n"
 
 
 def new_league_secret() -> bytes:
@@ -299,91 +341,6 @@ def new_league_secret() -> bytes:
     return secret_from_environment() or secrets.token_bytes(32)
 
 
-def _create(path: Path, identity: dict[str, object], schedule: list[ScheduledGame]) -> None:
-    """Build a new league's database under a temporary name and rename it into place, so
-    `path` is either absent or complete."""
-    temporary = path.with_name(path.name + ".new")
-    for leftover in (temporary, Path(f"{temporary}-wal"), Path(f"{temporary}-shm"), Path(f"{temporary}-journal")):
-        with contextlib.suppress(FileNotFoundError):
-            leftover.unlink()
-    try:
-        db = sqlite3.connect(temporary, isolation_level=None)
-        try:
-            db.execute("BEGIN IMMEDIATE")
-            for statement in TABLES.values():
-                db.execute(statement)
-            db.execute("INSERT INTO meta VALUES ('identity', ?)", (json.dumps(identity, sort_keys=True),))
-            db.execute("INSERT INTO meta VALUES ('created', ?)", (_now(),))
-            db.execute("INSERT INTO meta VALUES ('secret', ?)", (new_league_secret().hex(),))
-            db.executemany("INSERT INTO schedule VALUES (?, ?, ?, ?, ?)", [
-                (g.index, g.table, json.dumps(g.seats), g.seed, g.round) for g in schedule])
-            db.execute("COMMIT")
-            db.execute("PRAGMA journal_mode=WAL")
-        finally:
-            db.close()
-        with open(temporary, "rb") as handle:
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except sqlite3.Error as exc:
-        raise LeagueStoreError(f"cannot create {path} ({exc}); check the disk and the output folder") from None
-    except OSError as exc:
-        raise LeagueStoreError(f"cannot create {path} ({exc.strerror}); check the disk and the output folder") from None
-
-
-def _connect_existing(path: Path) -> sqlite3.Connection:
-    """Open a league database after checking it is one, whole, and ours."""
-    if not path.is_file():
-        raise LeagueStoreError(f"{path} is not a file; move it away or set another output folder")
-    try:
-        with open(path, "rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
-    except OSError as exc:
-        raise LeagueStoreError(f"cannot read {path} ({exc.strerror})") from None
-    if not header:
-        raise LeagueStoreError(f"{path} is empty (0 bytes), not a league database; {_leave_it(path)}")
-    if header != SQLITE_HEADER:
-        raise LeagueStoreError(f"{path} is not an SQLite database; {_leave_it(path)}")
-    try:
-        # The runner writes from a worker thread (an fsync must not hold the event loop),
-        # one write at a time under its lock.
-        db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise LeagueStoreError(f"cannot open {path} ({exc}); {_leave_it(path)}") from None
-    try:
-        _check_database(db, path)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=FULL")
-        if "void" not in _tables(db):  # a league started before void games were counted
-            db.execute(TABLES["void"])
-    except sqlite3.Error as exc:
-        db.close()
-        raise LeagueStoreError(f"{path} is damaged ({exc}); {_leave_it(path)}") from None
-    except BaseException:
-        db.close()
-        raise
-    return db
-
-
-def _tables(db: sqlite3.Connection) -> set[str]:
-    return {name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-
-
-def _check_database(db: sqlite3.Connection, path: Path) -> None:
-    check = [row[0] for row in db.execute("PRAGMA quick_check").fetchall()]
-    if check != ["ok"]:
-        raise LeagueStoreError(f"{path} is damaged (SQLite's check says: {'; '.join(check)[:200]}); "
-                               f"{_leave_it(path)}; `sqlite3 {path.name} .recover` may save what it holds")
-    tables = _tables(db)
-    if not {"meta", "schedule", "games"} <= tables or tables - set(TABLES):
-        listed = ", ".join(sorted(tables)) or "none"
-        raise LeagueStoreError(f"{path} is an SQLite database but not a league's (its tables: {listed[:200]}); "
-                               f"{_leave_it(path)}")
-
-
 def _short(value: object) -> str:
     text = repr(value)
     return text if len(text) <= 80 else text[:80] + "..."
-
-
-def _now() -> str:
-    return datetime.now(UTC).isoformat(timespec="microseconds")

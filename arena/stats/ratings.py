@@ -5,7 +5,9 @@ model that BayesElo and Ordo fit; a draw counts as half a win), so the order in 
 games finished does not matter. A weak prior of one virtual draw per pairing that met
 keeps a bot that won every game at a finite rating. The 95% interval comes from the
 curvature of the likelihood (the inverse Fisher information), with ratings anchored
-at an average of zero.
+at an average of zero, or at one bot's pinned value (`anchor`): the others' intervals
+are then those of their difference from that bot, so tables of different nights that
+pin the same bot compare.
 
 Three or more seats: OpenSkill's Plackett-Luce model (the openskill package), which
 rates whole finishing orders; its interval is mu +- 1.96 sigma.
@@ -44,12 +46,14 @@ class PairResult:
 
 
 def elo_fit(bots: int, games: Sequence[PairResult], prior_draws: float = 1.0,
-            iterations: int = 100) -> list[Rating]:
+            iterations: int = 100, anchor: int | None = None, anchor_value: float = 0.0) -> list[Rating]:
     """Maximum-likelihood Elo of every bot (average 0) with 95% intervals.
 
     `prior_draws` virtual draws are added to every pairing that played at least once;
     0 gives the plain MLE (which diverges for a bot that won every game). A bot that
-    played no game gets rating 0 with an infinite error."""
+    played no game gets rating 0 with an infinite error. With `anchor` (a bot that
+    played), that bot's rating is `anchor_value` exactly (error 0) and every other's
+    interval is that of its difference from the anchor."""
     wins = np.zeros((bots, bots))  # wins[i, j]: points i scored against j
     for g in games:
         wins[g.first, g.second] += g.score
@@ -72,14 +76,29 @@ def elo_fit(bots: int, games: Sequence[PairResult], prior_draws: float = 1.0,
         if float(np.abs(step).max()) < 1e-10:
             break
     covariance = np.linalg.pinv(hessian)
+    if anchor is not None and played[anchor].sum() == 0:
+        anchor = None  # a bot without games cannot carry the scale
+    shift = 0.0 if anchor is None else anchor_value - float(beta[anchor]) * ELO_PER_NATURAL_UNIT
     ratings = []
     for i in range(bots):
         if played[i].sum() == 0:
-            ratings.append(Rating(0.0, math.inf))
+            ratings.append(Rating(0.0 + shift, math.inf))
             continue
-        sigma = math.sqrt(max(float(covariance[i, i]), 0.0))
-        ratings.append(Rating(float(beta[i]) * ELO_PER_NATURAL_UNIT, Z95 * sigma * ELO_PER_NATURAL_UNIT))
+        variance = float(covariance[i, i])
+        if anchor is not None:
+            variance += float(covariance[anchor, anchor]) - 2 * float(covariance[i, anchor])
+        sigma = math.sqrt(max(variance, 0.0))
+        ratings.append(Rating(float(beta[i]) * ELO_PER_NATURAL_UNIT + shift, Z95 * sigma * ELO_PER_NATURAL_UNIT))
     return ratings
+
+
+def anchored(ratings: list[Rating], anchor: int, value: float) -> list[Rating]:
+    """Ratings moved together so that bot `anchor` has `value` (its interval then 0);
+    the others keep their intervals (OpenSkill's are each bot's own)."""
+    if math.isinf(ratings[anchor].error):
+        return ratings
+    shift = value - ratings[anchor].value
+    return [Rating(value, 0.0) if i == anchor else Rating(r.value + shift, r.error) for i, r in enumerate(ratings)]
 
 
 def openskill_ratings(bots: int, games: Sequence[Sequence[tuple[int, int]]]) -> list[Rating]:

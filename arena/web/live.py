@@ -14,7 +14,7 @@ from typing import Any
 import trio
 
 from arena.league.config import League
-from arena.league.standings import compute_standings, leaderboard_rows
+from arena.league.standings import anchor_line, compute_standings, leaderboard_rows, restrict
 from arena.league.store import StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay, GameUnderWay, read_live_file
 from arena.records.reader import read_records
@@ -63,10 +63,13 @@ class LeagueResults:
         if key == self._cache_key:
             return self._cache
         league = self.league
-        names = [b.name for b in league.bots]
-        rows = self._rows()
-        games = [g for g, _, _ in rows]
-        standings = compute_standings(names, league.seats, games, league.game.score_name)
+        names = self._roster()
+        wanted = [b.name for b in league.bots]
+        shown = [names.index(name) for name in wanted if name in names]
+        rows = [(g, r, f) for g, r, f in self._rows() if all(names[b] in wanted for b in g.seats)]
+        table_names, games, _ = restrict(names, [g for g, _, _ in rows], (), shown)
+        standings = compute_standings(table_names, league.seats, games, league.game.score_name,
+                                      anchor=league.anchor)
         headers, lines = leaderboard_rows(standings)
         finished = []
         faults = []
@@ -80,7 +83,7 @@ class LeagueResults:
         self._cache = {
             "standings": {"headers": headers, "rows": lines, "numeric": [h not in ("bot", "faults") for h in headers]},
             "finished": finished[:LISTED], "faults": faults[:LISTED], "done": len(games),
-            "total": self._scheduled(),
+            "total": self._scheduled(names, wanted), "anchor": anchor_line(standings),
         }
         self._cache_key = key
         return self._cache
@@ -106,16 +109,33 @@ class LeagueResults:
             out.append((game, str(round_label), str(finished)))
         return out
 
-    def _scheduled(self) -> int:
+    def _roster(self) -> list[str]:
+        """Every bot of the database by number (the league file's bots before a
+        database has its roster)."""
+        db = self._connect()
+        names: list[str] = []
+        if db is not None:
+            try:
+                names = [str(n) for (n,) in db.execute("SELECT name FROM bots ORDER BY id")]
+            except sqlite3.Error:
+                names = []
+            finally:
+                db.close()
+        return names or [b.name for b in self.league.bots]
+
+    def _scheduled(self, names: list[str], wanted: list[str]) -> int:
+        """The league file's games: those of its bots' tables within games_per_pairing."""
         db = self._connect()
         if db is None:
             return 0
         try:
-            return int(db.execute("SELECT COUNT(*) FROM schedule").fetchone()[0])
+            rows = db.execute("SELECT seats, place FROM schedule").fetchall()
         except sqlite3.Error:
             return 0
         finally:
             db.close()
+        return sum(1 for seats, place in rows if int(place) < self.league.games_per_pairing
+                   and all(names[b] in wanted for b in json.loads(seats)))
 
     def record_text(self, index: int) -> str | None:
         db = self._connect()
@@ -174,7 +194,8 @@ class LivePage:
             defs = svg_defs(self.league.game.id, state, view)
         return {
             "version": self.version(), "title": f"{self.league.name}: {self.league.game.name}",
-            "subtitle": f"{summary['done']} of {summary['total']} games played · {len(games)} under way",
+            "subtitle": f"{summary['done']} of {summary['total']} games played · {len(games)} under way"
+                        + (f" · {summary['anchor']}" if summary["anchor"] else ""),
             "games": games, "defs": defs, "defs_key": defs_key, **summary,
         }
 
