@@ -5,6 +5,7 @@ a terminal of 80 columns (descriptions not squeezed, nothing cut), usage errors 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
@@ -92,3 +93,57 @@ def test_shell_completion_is_switched_on() -> None:
     result = runner.invoke(app, [], env={"_ARENA_COMPLETE": "complete_bash", "COMP_WORDS": "arena play btt --gam",
                                          "COMP_CWORD": "3"}, prog_name="arena")
     assert result.output.split() == ["--games"]
+
+
+def rendered(*tables: object, width: int = 80) -> str:
+    from rich.console import Console
+
+    from arena.cli.common import ArenaConsole
+
+    console = ArenaConsole(width=width, record=True, file=__import__("io").StringIO())
+    for table in tables:
+        console.print(table)
+    text = console.export_text()
+    assert isinstance(console, Console)
+    return text
+
+
+def test_a_league_table_at_80_columns_cuts_no_header_and_no_fault() -> None:
+    from arena.league.standings import compute_standings, rich_tables
+    from arena.league.store import StoredFault, StoredGame
+
+    names = ["greedy", "random", "a-bot-with-a-rather-long-name-indeed", "slowpoke"]
+    games = [StoredGame(k, 0, (k % 4, (k + 1) % 4, (k + 2) % 4), k, (1, 2, 3), (9.0, 4.0, 1.0),
+                        tuple(StoredFault(2, (k + 2) % 4, "time-out", "late", 3) for _ in range(1) if k % 2),
+                        "time-out" if k % 2 else "normal", 30) for k in range(12)]
+    board, cross = rich_tables(compute_standings(names, 3, games), "night")
+    text = rendered(board, cross)
+    assert "…" not in text
+    assert all(len(line) <= 80 for line in text.splitlines())
+    for word in ("OpenSkill", "time-out", "place", "score", "faults"):
+        assert word in text
+    assert "a-bot-with-a-rather-long-name-indeed" in "".join(text.split())  # folded, not cut
+
+
+def test_a_wide_table_keeps_every_header_word_whole() -> None:
+    from rich.table import Table
+
+    table = Table(title="Decisions per second")
+    for header in ("bot", "games at once", "decisions", "decisions/s", "referee CPU/decision", "bare loop RTT",
+                   "bare decisions/s (1 pipe)"):
+        table.add_column(header, justify="right")
+    table.add_row("random (python)", "32", "4096", "4,180", "70 us", "61 us", "16,453")
+    text = rendered(table)
+    assert "…" not in text and all(len(line) <= 80 for line in text.splitlines())
+    for word in ("decisions/s", "CPU/decision", "decisions/s"):
+        assert word in text
+
+
+def test_doctor_at_80_columns_cuts_no_path(tmp_path: Path) -> None:
+    data = tmp_path / "a-data-folder-with-a-long-name" / "deeper"
+    result = runner.invoke(app, ["doctor"], env={**NARROW, "XDG_DATA_HOME": str(data), "ARENA_SECRET": ""})
+    assert result.exit_code == 0, result.output
+    assert "…" not in result.output
+    assert all(len(line) <= 80 for line in result.output.splitlines())
+    squeezed = "".join(result.output.replace("│", " ").split())
+    assert str(data / "arena" / "secret") in squeezed

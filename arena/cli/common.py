@@ -9,9 +9,13 @@ import math
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import typer
+from rich import box
 from rich.console import Console
+from rich.table import Table
+from rich.text import Text
 
 from arena.errors import ArenaError
 from arena.match_request import PreparedMatch, isolation_notes
@@ -19,8 +23,44 @@ from arena.match_runner import ERRORS_LOG, settle_logs, void_games
 from arena.referee.match import MatchResult
 from arena.referee.spec import Limits
 
-console = Console(soft_wrap=True)
-errors = Console(stderr=True, soft_wrap=True)
+
+def uncut(table: Table, width: int) -> Table:
+    """A table that no terminal cuts: no column narrower than its longest word (a header
+    such as "decisions/s" or "OpenSkill", a cell such as "time-out"), words longer than
+    that folded rather than cut; and when the table would not fit `width` so, drawn
+    without vertical rules or padding (a space between columns). A column already set
+    to fold keeps its own minimum width (a long bot name may be folded)."""
+    needed = 1
+    for column in table.columns:
+        if column.overflow != "fold":
+            cells = [column.header, *column.cells]
+            words = [len(word) for cell in cells for word in _plain(cell).split()]
+            column.min_width = max(column.min_width or 0, *words, 1)
+            column.overflow = "fold"
+        needed += (column.min_width or 1) + 3
+    if needed > width and table.box is not None and table.box.head_vertical != " ":
+        table.box, table.padding, table.pad_edge = box.SIMPLE_HEAD, (0, 0, 0, 0), False
+    return table
+
+
+def _plain(cell: object) -> str:
+    if isinstance(cell, Text):
+        return cell.plain
+    return Text.from_markup(cell).plain if isinstance(cell, str) else ""
+
+
+class ArenaConsole(Console):
+    """The arena's consoles: every table printed is made uncut for the terminal's width."""
+
+    def print(self, *objects: Any, **options: Any) -> None:
+        for item in objects:
+            if isinstance(item, Table):
+                uncut(item, self.width)
+        super().print(*objects, **options)
+
+
+console = ArenaConsole(soft_wrap=True)
+errors = ArenaConsole(stderr=True, soft_wrap=True)
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:

@@ -22,7 +22,7 @@ def doctor_command() -> None:
     table = Table(title="Isolation of bots on this machine", show_lines=True)
     table.add_column("what", no_wrap=True)
     table.add_column("state", no_wrap=True)
-    table.add_column("details")
+    table.add_column("details", overflow="fold")  # a long path is folded, never cut
     isolation = probe()
     if isolation.sandbox:
         version = subprocess.run([str(isolation.bwrap), "--version"], capture_output=True, text=True).stdout.strip()
@@ -59,5 +59,6 @@ def doctor_command() -> None:
     if os.geteuid() == 0 and not isolation.sandbox:
         table.add_row("user", "[red]root[/]", "without their sandbox, bots run as root: run the arena as an "
                       "ordinary user, or give it a sandbox")
-    table.add_row("platform", platform.platform(), f"Python {platform.python_version()} ({sys.executable})")
+    table.add_row("platform", platform.system(), f"{platform.platform()}; Python {platform.python_version()} "
+                  f"({sys.executable})")
     console.print(table)

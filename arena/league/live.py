@@ -7,12 +7,11 @@ import time
 
 from rich.console import Group, RenderableType
 from rich.progress_bar import ProgressBar
-from rich.table import Table
 from rich.text import Text
 
 from arena.league.config import League
 from arena.league.runner import LeagueProgress
-from arena.league.standings import Standings, compute_standings, leaderboard_rows, restrict
+from arena.league.standings import Standings, compute_standings, restrict, terminal_leaderboard
 
 RECOMPUTE_EVERY_S = 1.0
 """Standings are refitted at most this often (a refit costs milliseconds)."""
@@ -59,11 +58,6 @@ class LiveLeagueView:
             f", ETA {_duration(eta)}" if eta is not None else "",
         )
         bar = ProgressBar(total=max(p.total, 1), completed=p.done)
-        header, lines = leaderboard_rows(self.standings())
-        table = Table(box=None, pad_edge=False, header_style="bold")
-        for column in header:
-            table.add_column(column, justify="left" if column == "bot" else "right", no_wrap=True)
-        for line in lines[: self.max_rows]:
-            table.add_row(*line)
+        table = terminal_leaderboard(self.standings(), self.max_rows)
         latest = Text("\n".join(p.latest) if p.latest else "no game finished yet", style="dim")
         return Group(status, bar, Text(""), table, Text("latest results:", style="bold"), latest)

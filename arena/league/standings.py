@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from rich import box
 from rich.table import Table
 
 from arena.league.config import Anchor
@@ -211,23 +212,58 @@ def crosstable_rows(standings: Standings) -> tuple[list[str], list[list[str]]]:
 
 
 def rich_tables(standings: Standings, title: str) -> tuple[Table, Table]:
-    """The leaderboard and the crosstable for the terminal."""
-    header, lines = leaderboard_rows(standings)
+    """The leaderboard and the crosstable for the terminal, readable at 80 columns: no
+    vertical rules, headers that wrap at their spaces, no column narrower than its
+    longest word (so nothing is cut: "OpenSkill", "time-out"), and the crosstable's
+    columns headed by rank, not by name."""
     warnings = void_warnings(standings)
+    board = terminal_leaderboard(standings)
+    board.title = f"{title}: {standings.games} game(s)"
     notes = [f"warning: {w}" for w in warnings] + ([anchor_line(standings)] if anchor_line(standings) else [])
-    board = Table(title=f"{title}: {standings.games} game(s)", caption="\n".join(notes) or None,
-                  caption_style="yellow")
-    for column in header:
-        board.add_column(column, justify="left" if column == "bot" else "right", no_wrap=column == "bot")
+    board.caption = "\n".join(notes) or None
+    board.caption_style = "yellow"
+    header, lines = crosstable_rows(standings)
+    cross = Table(title="head to head (points/games; 1 for placing ahead, ½ level)", box=box.SIMPLE_HEAD,
+                  padding=0, pad_edge=False)
+    cross.add_column("bot", overflow="fold", min_width=min(NAME_WIDTH, max((len(line[0]) + 3 for line in lines),
+                                                                            default=3)))
+    for rank in range(1, len(header)):
+        cross.add_column(str(rank), justify="right", min_width=max(len(line[rank]) for line in lines) if lines else 1)
+    for rank, line in enumerate(lines, start=1):
+        cross.add_row(f"{rank} {line[0]}", *line[1:])
+    return board, cross
+
+
+def terminal_leaderboard(standings: Standings, most_rows: int | None = None) -> Table:
+    """The leaderboard as a terminal table (the first `most_rows` rows), readable at 80
+    columns (see rich_tables)."""
+    header, lines = leaderboard_rows(standings)
+    lines = lines[:most_rows] if most_rows is not None else lines
+    board = Table(box=box.SIMPLE_HEAD, padding=0, pad_edge=False)
+    for index, column in enumerate(header):
+        cells = [_heading(column), *(line[index] for line in lines)]
+        rating = column.endswith("(95%)")
+        widest = max(len(cell) if rating and cell is not cells[0] else _longest_word(cell) for cell in cells)
+        board.add_column(cells[0], justify="left" if column == "bot" else "right", overflow="fold",
+                         min_width=min(widest, NAME_WIDTH) if column == "bot" else widest)
     for line in lines:
         board.add_row(*line)
-    header, lines = crosstable_rows(standings)
-    cross = Table(title="head to head (points/games; 1 for placing ahead, ½ level)")
-    for column in header:
-        cross.add_column(column, justify="left" if column == "bot" else "right")
-    for line in lines:
-        cross.add_row(*line)
-    return board, cross
+    return board
+
+
+NAME_WIDTH = 12
+"""Columns a long bot name may be folded to in a narrow terminal (never cut)."""
+
+
+def _heading(column: str) -> str:
+    """A leaderboard header as the terminal shows it: `#`, `mean` over `place`."""
+    if column == "rank":
+        return "#"
+    return column.replace(" (95%)", "\n(95%)").replace("mean ", "mean\n")
+
+
+def _longest_word(text: str) -> int:
+    return max((len(word) for word in text.split()), default=1)
 
 
 def to_markdown(standings: Standings, title: str) -> str:
