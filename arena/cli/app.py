@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from arena import __version__
-from arena.cli import bench, check, demo, doctor, inspect, play, records
+from arena.cli import bench, check, demo, doctor, inspect, play, records, sprt
 from arena.cli.common import console, errors
 from arena.cli.layout import ArenaGroup
 from arena.cli.league import league_app, serve_command
@@ -46,6 +46,7 @@ app.command("doctor")(doctor.doctor_command)
 app.add_typer(league_app, name="league")
 app.command("serve")(serve_command)
 app.command("match")(match_command)
+app.command("sprt")(sprt.sprt_command)
 app.command("check")(check.check_command)
 
 

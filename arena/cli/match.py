@@ -41,7 +41,7 @@ from arena.referee.match import MatchResult
 from arena.stats.elo_text import MatchElo
 from arena.stats.sprt import PairStats, SprtParameters
 
-SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta)=\S*$")
+SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta|model)=\S*$")
 SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s/]*$")
 """A NAME=VALUE argument: an SPRT setting (a bot's command line never looks like this)."""
 
@@ -57,13 +57,13 @@ class MatchOptions:
     """Everything `arena match` takes, in the order its help lists it."""
 
     args: Annotated[list[str], typer.Argument(
-        metavar="A B [elo0=N elo1=N alpha=P beta=P]",
+        metavar="A B [elo0=N elo1=N alpha=P beta=P model=M]",
         help="The two bots (A is the baseline, B the candidate), then the SPRT settings with --sprt.")]
     game_id: Annotated[str, typer.Option("--game", "-g", help="Game id (a 2-seat game), e.g. btt.")]
     games: Annotated[int, typer.Option("--games", "-n", min=2, help="Most games to play (pairs of two).")] = 1000
     sprt: Annotated[bool, typer.Option(
         "--sprt", help="Stop as soon as the SPRT decides whether B is stronger (defaults elo0=0 elo1=10 "
-        "alpha=0.05 beta=0.05).")] = False
+        "alpha=0.05 beta=0.05 model=logistic; model=normalized: normalised Elo, as fastchess and fishtest).")] = False
     seeds: Seeds = Seeds()
     out: OutArg = None
     times: Times = Times()
@@ -82,7 +82,8 @@ class MatchOptions:
         settings = [a for a in self.args if SETTING.match(a)]
         for item in settings:
             if not SPRT_ITEM.match(item):
-                raise fail(f"{excerpt(item)} is not an SPRT setting; write elo0=N, elo1=N, alpha=P or beta=P")
+                raise fail(f"{excerpt(item)} is not an SPRT setting; write elo0=N, elo1=N, alpha=P, beta=P or "
+                           "model=logistic|normalized")
         bots = [a for a in self.args if not SETTING.match(a)]
         if settings and not self.sprt:
             raise fail(f"{settings[0]} is an SPRT setting: add --sprt")
@@ -148,8 +149,7 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:
             verdict_text = f"H0 accepted: {names[1]} is not stronger than {names[0]} by elo0 = {params.elo0:g}"
         else:
             verdict_text = f"no decision after {len(result.outcomes)} games (raise --games)"
-        console.print(f"SPRT elo0={params.elo0:g} elo1={params.elo1:g} alpha={params.alpha:g} "
-                      f"beta={params.beta:g}: {verdict_text}", highlight=False)
+        console.print(f"SPRT {params.describe()}: {verdict_text}", highlight=False)
     if json_flag:
         document = {**match_document(result, match.game, match.options),
                     "records": None if match.out is None else str(match.out),
@@ -157,7 +157,8 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:
                             **MatchElo(names[1], names[0], stats).document()}}
         if params is not None:
             document["sprt"] = {"elo0": params.elo0, "elo1": params.elo1, "alpha": params.alpha, "beta": params.beta,
-                                "llr": stats.llr(params), "lower": params.lower_bound, "upper": params.upper_bound,
+                                "model": params.model, "llr": stats.llr(params), "lower": params.lower_bound,
+                                "upper": params.upper_bound,
                                 "decision": paired.decision, "verdict": verdict_text}
         print_json(document)
     finish_match(match, result)

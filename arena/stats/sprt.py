@@ -177,6 +177,47 @@ class PairStats:
         return params.decision(self.counts)
 
 
+@dataclass(frozen=True)
+class Estimate:
+    """What counts of B's results say of B against A: its mean score per game, its Elo
+    with the ends of the 95% interval (logistic; infinite where A or B never scored),
+    its normalised Elo, and the likelihood of superiority."""
+
+    games: int
+    score: float
+    elo: float
+    low: float
+    high: float
+    nelo: float
+    los: float
+
+
+def estimate(counts: list[int]) -> Estimate:
+    """The estimates from trinomial (L, D, W) or pentanomial counts; with pairs, the
+    interval and the normalised Elo come from the variance between pairs (whose two
+    games are not independent), as fastchess and fishtest compute them."""
+    if len(counts) not in (3, PAIR_OUTCOMES):
+        raise ValueError(f"give 3 (L D W) or 5 (pentanomial) counts, not {len(counts)}")
+    units = sum(counts)
+    games = units * (2 if len(counts) == PAIR_OUTCOMES else 1)
+    if units == 0:
+        return Estimate(0, 0.5, 0.0, -math.inf, math.inf, 0.0, 0.5)
+    scores = [k / (len(counts) - 1) for k in range(len(counts))]
+    mean = sum(c * a for c, a in zip(counts, scores)) / units
+    variance = sum(c * (a - mean) ** 2 for c, a in zip(counts, scores)) / units
+    error = Z95 * math.sqrt(variance / units)
+    per_game = math.sqrt(variance * (2 if len(counts) == PAIR_OUTCOMES else 1))
+    if per_game == 0:  # every game (pair) alike: no spread to measure the distance in
+        nelo = 0.0 if mean == 0.5 else math.copysign(math.inf, mean - 0.5)
+    else:
+        nelo = (mean - 0.5) / per_game * NELO_PER_T
+    if variance == 0.0:
+        los = 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
+    else:
+        los = normal_cdf((mean - 0.5) / math.sqrt(variance / units))
+    return Estimate(games, mean, elo_of_score(mean), elo_of_score(mean - error), elo_of_score(mean + error), nelo, los)
+
+
 def log_likelihood_ratio(counts: list[int] | list[float], params: SprtParameters) -> float:
     """The GSPRT's log-likelihood ratio for trinomial (3) or pentanomial (5) counts,
     ordered from B's worst result to its best. Empty categories get a small weight so
