@@ -38,13 +38,15 @@ OnGame = Callable[[GameOutcome], None]
 def play(game: str, bots: Sequence[BotName], *, games: int = 1, seed: int | None = None, time: Time = 5.0,
          out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
          bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
-         log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None) -> MatchResult:
+         log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None,
+         event: str = "arena play") -> MatchResult:
     """Play `games` games of `game` between `bots` (one per seat, seats rotating each
     game) and return the results; each game's record is appended to `out` as it ends.
     `seed` fixes chance (dice, deals) and `bot_seed` the bots' ARENA_BOT_SEED, both
     drawn at random when None. Bots run in their sandbox unless `sandbox` is False.
-    A bot's fault is a result (its outcome's `faults`), not an exception."""
-    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir)
+    A bot's fault is a result (its outcome's `faults`), not an exception. `event` is
+    every record's Event tag."""
+    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event)
     return run_sync(lambda: _play(request, on_game))
 
 
@@ -52,9 +54,10 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
                      time: Time = 5.0, out: str | PathLike[str] | None = None,
                      options: Mapping[str, str] | None = None, bot_seed: int | None = None,
                      limits: Limits | None = None, sandbox: bool = True,
-                     log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None) -> MatchResult:
+                     log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None,
+                     event: str = "arena play") -> MatchResult:
     """`play` for code that runs in a Trio loop: the same arguments and result."""
-    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir)
+    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event)
     return await _play(request, on_game)
 
 
@@ -62,14 +65,14 @@ def match(game: str, baseline: BotName, candidate: BotName, *, games: int = 1000
           sprt: SprtParameters | None = None, seed: int | None = None, time: Time = 5.0,
           out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
           bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
-          concurrency: int = 1, on_game: OnGame | None = None) -> PairedResult:
+          concurrency: int = 1, on_game: OnGame | None = None, event: str = "arena match") -> PairedResult:
     """Play `candidate` against `baseline` in pairs of games (the same seed, seats
     swapped), `concurrency` games at once, up to `games` games (an even number) or
     until `sprt` decides; the result holds the candidate's Elo over the baseline, the
     pentanomial counts and the SPRT's decision ('H1': stronger by elo1, 'H0': not
     stronger than elo0)."""
     request = _request(game, [baseline, candidate], games, seed, time, out, options, bot_seed, limits, sandbox,
-                       None, event="arena match")
+                       None, event=event)
     return run_sync(lambda: _match(request, concurrency, sprt, on_game))
 
 
@@ -77,10 +80,11 @@ async def match_async(game: str, baseline: BotName, candidate: BotName, *, games
                       sprt: SprtParameters | None = None, seed: int | None = None, time: Time = 5.0,
                       out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
                       bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
-                      concurrency: int = 1, on_game: OnGame | None = None) -> PairedResult:
+                      concurrency: int = 1, on_game: OnGame | None = None,
+                      event: str = "arena match") -> PairedResult:
     """`match` for code that runs in a Trio loop: the same arguments and result."""
     request = _request(game, [baseline, candidate], games, seed, time, out, options, bot_seed, limits, sandbox,
-                       None, event="arena match")
+                       None, event=event)
     return await _match(request, concurrency, sprt, on_game)
 
 

@@ -23,6 +23,7 @@ from arena.cli.common import (
 )
 from arena.cli.options import (
     BotSetup,
+    EventArg,
     JsonArg,
     LogProtocolArg,
     Openings,
@@ -30,6 +31,7 @@ from arena.cli.options import (
     OutArg,
     Seeds,
     Times,
+    event_tag,
     match_request,
     takes,
 )
@@ -66,6 +68,7 @@ class MatchOptions:
         "alpha=0.05 beta=0.05 model=logistic; model=normalized: normalised Elo, as fastchess and fishtest).")] = False
     seeds: Seeds = Seeds()
     out: OutArg = None
+    event: EventArg = None
     times: Times = Times()
     option: OptionArg = None
     setup: BotSetup = BotSetup()
@@ -105,7 +108,7 @@ def match_command(options: MatchOptions) -> None:
     with json_output(options.json_flag):
         bots, params = options.bots_and_sprt()
         request = match_request(options, bots, out=options.out, log_protocol=options.log_protocol,
-                                event="arena match")
+                                event=event_tag(options.event, "arena match"))
         with arena_errors():
             paired = prepare_pairs(request, options.concurrency, params, notes=warn)
         result = _play(paired, options.quiet)

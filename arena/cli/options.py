@@ -113,6 +113,8 @@ ClockArg = Annotated[str | None, typer.Option(
 StartupArg = Annotated[str, typer.Option("--startup-time", metavar="TIME", help="Time a bot has to answer hello.")]
 GraceArg = Annotated[str, typer.Option("--grace", metavar="TIME", help="Allowance for pipe latency before a time-out.")]
 OutArg = Annotated[Path | None, typer.Option("--out", metavar="FILE", help="Append every game's record to this file.")]
+EventArg = Annotated[str | None, typer.Option(
+    "--event", metavar="NAME", help="The Event tag of every record (default: the command's name, e.g. arena play).")]
 SeedArg = Annotated[int, typer.Option(
     "--seed", min=0, max=MAX_SEED, help="Seed for chance (dice, deals); same seed, same game.")]
 MatchSeedArg = Annotated[int | None, typer.Option(
@@ -230,6 +232,16 @@ class MatchGroups(Protocol):
     def setup(self) -> BotSetup: ...
     @property
     def book(self) -> Openings: ...
+
+
+def event_tag(given: str | None, default: str) -> str:
+    """The records' Event tag: --event as given (checked), else the command's name."""
+    if given is None:
+        return default
+    if not given.strip() or len(given) > 200 or not given.isprintable():
+        raise typer.BadParameter("give the records' Event tag as printable text of 1 to 200 characters",
+                                 param_hint="--event")
+    return given
 
 
 def match_request(options: MatchGroups, bots: list[str], **more: Any) -> MatchRequest:

@@ -21,6 +21,7 @@ from arena.cli.common import (
 )
 from arena.cli.options import (
     BotSetup,
+    EventArg,
     JsonArg,
     LogProtocolArg,
     Openings,
@@ -28,6 +29,7 @@ from arena.cli.options import (
     OutArg,
     Seeds,
     Times,
+    event_tag,
     match_request,
     takes,
 )
@@ -72,6 +74,7 @@ class PlayOptions:
     games: Annotated[int, typer.Option("--games", "-n", min=1, help="Games in the match; seats rotate each game.")] = 1
     seeds: Seeds = Seeds()
     out: OutArg = None
+    event: EventArg = None
     times: Times = Times()
     watch: Annotated[bool, typer.Option("--watch", help="Draw the board after every turn.")] = False
     option: OptionArg = None
@@ -87,7 +90,7 @@ class PlayOptions:
 
     def request(self) -> MatchRequest:
         return match_request(self, self.bots, out=self.out, log_dir=self.log_dir, log_protocol=self.log_protocol,
-                             people=True)
+                             people=True, event=event_tag(self.event, "arena play"))
 
 
 @takes(PlayOptions)
