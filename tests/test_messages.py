@@ -29,7 +29,8 @@ for line in sys.stdin:
 
 def bot(tmp_path: Path, name: str, hello: str, request: str = "print(json.dumps({'type': 'action', "
         "'action': m['legal'][0]}), flush=True)") -> str:
-    path = tmp_path / f"{name}.py"
+    path = tmp_path / "bots" / f"{name}.py"  # a folder of its own: the records may not lie in a bot's folder
+    path.parent.mkdir(exist_ok=True)
     path.write_text(LOOP.format(hello=hello, request=request))
     return f"{sys.executable} {path}"
 
