@@ -362,7 +362,8 @@ def test_a_bot_whose_script_is_missing_or_not_executable_is_refused_before_play(
 
 
 def test_a_bot_that_never_starts_makes_play_exit_2(tmp_path: Path) -> None:
-    script = tmp_path / "dies.sh"
+    script = tmp_path / "bot" / "dies.sh"  # a folder of its own: the logs may not lie in a bot's folder
+    script.parent.mkdir()
     script.write_text("#!/bin/sh\necho 'cannot load my weights' >&2\nexit 3\n")
     script.chmod(0o755)
     result = cli("play", "btt", "random", str(script), "--log-dir", str(tmp_path / "logs"))

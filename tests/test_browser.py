@@ -159,7 +159,7 @@ name = "greedy"
 command = "greedy"
 [[bots]]
 name = "slow"
-command = ["slow.py"]
+command = ["slow/slow.py"]
 """)
     proc, url = _start([sys.executable, "-m", "arena", "league", "run", "three.toml", "--serve", "0", "-q"], tmp_path)
     database = tmp_path / "three" / "league.sqlite"

@@ -26,7 +26,7 @@ def fetch(url: str) -> tuple[int, str]:
 def test_serve_beside_a_running_league(tmp_path: Path) -> None:
     write_slow_bot(tmp_path, 0.05)
     (tmp_path / "l.toml").write_text('name = "beside"\ngame = "btt"\ngames_per_pairing = 4\nconcurrency = 1\n'
-                                     '[[bots]]\nname = "slow"\ncommand = ["slow.py"]\n'
+                                     '[[bots]]\nname = "slow"\ncommand = ["slow/slow.py"]\n'
                                      '[[bots]]\nname = "random"\ncommand = "random"\n')
     league = subprocess.Popen([sys.executable, "-m", "arena", "league", "run", "l.toml", "-q"], cwd=tmp_path,
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -95,11 +95,25 @@ def work_folder() -> Path:
     if not _work:
         memory = "/dev/shm"  # a tmpfs where there is one: copies cost a third of what they cost on a disk
         base = memory if os.path.isdir(memory) and os.access(memory, os.W_OK | os.X_OK) else None
-        folder = Path(tempfile.mkdtemp(prefix="arena-sandboxes-", dir=base))
+        _sweep(Path(base or tempfile.gettempdir()))
+        folder = Path(tempfile.mkdtemp(prefix=f"arena-sandboxes-{os.getpid()}-", dir=base))
         os.chmod(folder, 0o711)
         _work.append(folder)
         atexit.register(shutil.rmtree, folder, True)
     return _work[0]
+
+
+def _sweep(base: Path) -> None:
+    """Remove the work folders of referees that died without removing theirs (killed:
+    no exit handler ran), so that copies in memory do not pile up."""
+    for folder in base.glob("arena-sandboxes-*-*"):
+        pid = folder.name.split("-")[2]
+        try:
+            mine = folder.stat().st_uid == os.geteuid()
+        except OSError:
+            continue
+        if mine and pid.isdigit() and not os.path.exists(f"/proc/{pid}"):
+            shutil.rmtree(folder, ignore_errors=True)
 
 
 def build_view(spec: BotSpec, limits: Limits, hidden: Iterable[Path], readable_by_all: bool) -> View:

@@ -21,7 +21,10 @@ for line in sys.stdin:
 
 
 def write_slow_bot(folder: Path, delay_s: float) -> Path:
-    """Write the bot as `slow.py` in `folder` (a league names it `["slow.py"]`)."""
-    path = folder / "slow.py"
+    """Write the bot as `slow/slow.py` in `folder` (a league there names it
+    `["slow/slow.py"]`): a folder of its own, since a league's output may not lie in a
+    sandboxed bot's folder."""
+    path = folder / "slow" / "slow.py"
+    path.parent.mkdir(exist_ok=True)
     path.write_text(_SOURCE.format(delay_s=delay_s))
     return path
