@@ -15,7 +15,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import time
 from typing import Any, cast
 
 if __package__ in (None, ""):
@@ -26,7 +25,7 @@ from arena.games.blox import PASS, BloxState
 from bots.blox_greedy import choose_action as greedy_action
 from bots.blox_greedy import level
 from bots.blox_plan import CLASSES, UNREACHABLE, Plan, node_action, plan_for
-from bots.tracking import seed_from_environment, serve, think_time
+from bots.tracking import TimeUp, seed_from_environment, serve, think_time, time_box
 
 WIN = 1000.0
 CANDIDATES = 24
@@ -95,31 +94,44 @@ def after(state: BloxState, action: str) -> BloxState:
 
 
 def choose_action(state: BloxState, rng: random.Random, seconds: float) -> tuple[str, dict[str, Any]]:
+    """The best candidate by the race after it, then after the leader's greedy reply,
+    among those scored in `seconds` (a step can take 1 ms or 100 ms: the search is
+    boxed in by an alarm, and a random legal brick is the answer if none was scored)."""
     legal = state.legal_actions()
     if legal == [PASS]:
         return PASS, {}
-    deadline = time.monotonic() + seconds
     seat = state.current()
     scored: list[tuple[float, int, float, str]] = []
-    for action in candidates(state, seat, rng):
-        scored.append((-race(after(state, action), seat), level(action), rng.random(), action))
-        if scored[-1][0] <= -WIN or time.monotonic() > deadline:
-            break
+    deep: list[tuple[float, int, float, str]] = []
+    try:
+        with time_box(seconds):
+            search(state, seat, rng, scored, deep)
+    except TimeUp:
+        pass
+    if not scored:
+        return rng.choice([a for a in legal if a != PASS] or legal), {"comment": "no time to search"}
     scored.sort()
     if scored[0][0] <= -WIN:
         return scored[0][3], {"score": WIN}
-    deep: list[tuple[float, int, float, str]] = []
-    for entry in scored[:DEEPER]:
-        if time.monotonic() > deadline:
-            break
+    best = min(deep) if len(deep) > 1 else scored[0]
+    return best[3], {"score": -best[0], "candidates": len(scored)}
+
+
+def search(state: BloxState, seat: int, rng: random.Random, scored: list[tuple[float, int, float, str]],
+           deep: list[tuple[float, int, float, str]]) -> None:
+    """Fill `scored` with candidates by the race after them (stopping at a win), then
+    `deep` with the best by the race after the leader's greedy reply."""
+    for action in candidates(state, seat, rng):
+        scored.append((-race(after(state, action), seat), level(action), rng.random(), action))
+        if scored[-1][0] <= -WIN:
+            return
+    for entry in sorted(scored)[:DEEPER]:
         child = after(state, entry[3])
         if child.winner is not None or child.current() == seat:
             deep.append(entry)
             continue
-        reply = greedy_action(child, rng, max(deadline - time.monotonic(), 0.0))
+        reply = greedy_action(child, rng)
         deep.append((-race_after_reply(after(child, reply), seat), entry[1], entry[2], entry[3]))
-    best = min(deep) if len(deep) > 1 else scored[0]
-    return best[3], {"score": -best[0], "candidates": len(scored)}
 
 
 def race_after_reply(state: BloxState, seat: int) -> float:

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import os
 import random
+import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 if __package__ in (None, ""):
@@ -75,6 +77,28 @@ reading the request, rebuilding the position, the last playout that overruns the
 deadline and writing the answer, all of which take twice as long on a loaded 2-core
 machine where the bot gets half a core (at the demo's 100 ms a move a search bot thinks
 for 35 ms; at 300 ms, for its whole share)."""
+
+
+class TimeUp(Exception):
+    """The search's time ran out (raised by `time_box` wherever the search was)."""
+
+
+@contextmanager
+def time_box(seconds: float) -> Iterator[None]:
+    """Raise TimeUp inside the block once `seconds` have passed (a real-time alarm), so a
+    search whose steps vary a hundredfold in cost still stops on time: it must work on
+    copies of the position and keep its best answer so far outside the block."""
+
+    def ring(signum: int, frame: object) -> None:
+        raise TimeUp
+
+    previous = signal.signal(signal.SIGALRM, ring)
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0005))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def think_time(request: dict[str, Any], fraction: float = 0.3, default_s: float = 0.1) -> float:

@@ -25,3 +25,35 @@ def test_a_clock_bounds_the_budget_to_a_twentieth_of_what_remains() -> None:
     assert think_time({"clock": {"move_ms": 1000, "remaining_ms": 2000}}) == pytest.approx(0.1)
     assert think_time({"clock": {"remaining_ms": 400}}, default_s=0.5) == pytest.approx(0.02)
     assert think_time({}, default_s=0.25) == pytest.approx(0.25)
+
+
+def test_a_time_box_stops_a_step_that_runs_long() -> None:
+    """A search step can cost 1 ms or 100 ms: the box stops it where it is, on time."""
+    import time
+
+    from bots.tracking import TimeUp, time_box
+
+    started = time.monotonic()
+    with pytest.raises(TimeUp), time_box(0.05):
+        while True:  # one step that would never end
+            sum(range(1000))
+    assert 0.04 < time.monotonic() - started < 1.0
+
+
+def test_blox_search_answers_within_its_budget_from_the_first_move() -> None:
+    """Its candidates' scoring cost up to 55 ms a step and the leader's reply 95 ms on a
+    16x16 board: at the demo's budget it still answers within a few ms of it."""
+    import random
+    import time
+
+    from arena.games import get_game
+    from bots.blox_search import choose_action
+
+    state = get_game("blox").new_state(2, {})
+    rng = random.Random(1)
+    choose_action(state, rng, 0.01)  # the engine's one-off tables for this board size
+    for _ in range(6):
+        started = time.process_time()
+        action, _info = choose_action(state, rng, 0.035)
+        assert time.process_time() - started < 0.035 + 0.03
+        state.apply(action)
