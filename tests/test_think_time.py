@@ -47,9 +47,11 @@ def test_blox_search_answers_within_its_budget_from_the_first_move() -> None:
     import time
 
     from arena.games import get_game
+    from arena.games.blox import BloxState
     from bots.blox_search import choose_action
 
     state = get_game("blox").new_state(2, {})
+    assert isinstance(state, BloxState)
     rng = random.Random(1)
     choose_action(state, rng, 0.01)  # the engine's one-off tables for this board size
     for _ in range(6):
