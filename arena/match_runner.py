@@ -19,7 +19,7 @@ from arena.errors import ArenaError
 from arena.match_request import PreparedMatch
 from arena.records.files import append_record
 from arena.records.writer import write_record
-from arena.referee.match import GameDone, MatchConfig, MatchResult, play_match
+from arena.referee.match import AsyncGameDone, GameDone, MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.referee import Watcher
 from arena.referee.spec import BotSpec
@@ -96,7 +96,7 @@ def void_games(result: MatchResult) -> list[GameOutcome]:
 
 
 async def play_tables(configs: Sequence[MatchConfig], specs: Sequence[BotSpec],
-                      on_game: Callable[[int], GameDone]) -> MatchResult:
+                      on_game: Callable[[int], GameDone | AsyncGameDone]) -> MatchResult:
     """Play one match on several tables at once, each with its own copies of the bots;
     `on_game(table)` is table `table`'s game-done callback. The results are merged in
     table order."""

@@ -1,26 +1,35 @@
 """A two-bot match in pairs of games (the same seed and opening, seats swapped), played
 on one or more tables at once, scored as pentanomial pair counts, and stopped as soon
 as an SPRT decides, as fastchess and fishtest do. B (bot index 1) is the candidate, A
-the baseline."""
+the baseline. With a records file the match is resumable (arena.match_store): its
+games are stored as they end, and a later run plays only the missing ones, the stored
+pairs counting toward the SPRT (a test that has decided is not continued)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
 
+import trio
+
+from arena.league.schedule import ScheduledGame
 from arena.match_request import MatchRequest, PreparedMatch, game_options, prepare_match
 from arena.match_runner import log_void_game, play_tables, save_record
-from arena.match_setup import SetupError, load_game
-from arena.referee.match import GameDone, MatchConfig, MatchResult, PlannedGame, opening_of_cycle
+from arena.match_setup import SetupError, load_game, openings_from
+from arena.match_store import MatchStore, StoredMatchGame
+from arena.referee.match import AsyncGameDone, MatchConfig, MatchResult, PlannedGame, opening_of_cycle, unique_names
 from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome
-from arena.referee.seeds import cycle_seed, rotated
+from arena.referee.seeds import cycle_seed, random_seed, rotated
+from arena.referee.spec import BotSpec
 from arena.stats.sprt import PairStats, SprtParameters
 
 
-def b_points(outcome: GameOutcome, seats: list[int]) -> float:
+def b_points(outcome: GameOutcome, seats: list[int] | tuple[int, ...]) -> float:
     """Bot B's (bot index 1) points in a 2-seat game: 1, 0.5 or 0."""
-    b_seat = seats.index(1)
+    b_seat = list(seats).index(1)
     mine, theirs = outcome.ranks[b_seat], outcome.ranks[1 - b_seat]
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
@@ -28,13 +37,24 @@ def b_points(outcome: GameOutcome, seats: list[int]) -> float:
 def pair_plans(games: int, seed: int, tables: int, book: tuple[Opening, ...] = ()) -> list[tuple[PlannedGame, ...]]:
     """The match's games, pair by pair (same seed and opening, seats swapped), dealt to
     `tables` tables: pair k goes to table k mod tables."""
-    plans: list[list[PlannedGame]] = [[] for _ in range(tables)]
-    for pair in range(games // 2):
-        for second in (0, 1):
-            index = 2 * pair + second
-            plans[pair % tables].append(PlannedGame(rotated((0, 1), second), cycle_seed(seed, pair), str(index + 1),
-                                                    opening_of_cycle(book, pair)))
-    return [tuple(plan) for plan in plans if plan]
+    return [tuple(plan for _, plan in table) for table in deal(list(range(games)), seed, tables, book)]
+
+
+def deal(numbers: list[int], seed: int, tables: int,
+         book: tuple[Opening, ...] = ()) -> list[list[tuple[int, PlannedGame]]]:
+    """The games numbered `numbers` (of a match: game 2k and 2k+1 form pair k, on pair
+    k's seed and opening, seats swapped), dealt to `tables` tables pair by pair, in
+    turn; each with its number."""
+    pairs: dict[int, list[int]] = {}
+    for number in numbers:
+        pairs.setdefault(number // 2, []).append(number)
+    dealt: list[list[tuple[int, PlannedGame]]] = [[] for _ in range(tables)]
+    for k, (pair, members) in enumerate(sorted(pairs.items())):
+        for number in sorted(members):
+            planned = PlannedGame(rotated((0, 1), number % 2), cycle_seed(seed, pair), str(number + 1),
+                                  opening_of_cycle(book, pair))
+            dealt[k % tables].append((number, planned))
+    return [table for table in dealt if table]
 
 
 @dataclass
@@ -52,26 +72,52 @@ class PairedMatch:
     played: int = 0
     voided: list[int] = field(default_factory=list)
     open_pairs: dict[int, list[float]] = field(default_factory=dict)
-    """Points of B in each pair under way, by its seed; a void game is not part of a pair."""
+    """Points of B in each pair under way, by pair number; a void game is not part of a pair."""
+    numbers: list[list[int]] = field(default_factory=list)
+    """The match's number of each table's games (game 2k and 2k+1 form pair k)."""
+    store: MatchStore | None = None
+    """Where the games are stored as they end (with a records file), else None."""
+    earlier: list[StoredMatchGame] = field(default_factory=list)
+    """Games stored by earlier runs of this match."""
+    asked: int = 0
+    """The games the match is to have in all (--games)."""
+    notes: list[str] = field(default_factory=list)
+    """What a person should hear before the games start (a records file rebuilt...)."""
+    _new: list[tuple[int, GameOutcome, list[int]]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if not self.numbers:
+            self.numbers = [[2 * (k // 2 * len(self.plans) + t) + k % 2 for k in range(len(plan))]
+                            for t, plan in enumerate(self.plans)]
+        for game in self.earlier:
+            self._count(game.index, game.outcome, list(game.seats))
 
     @property
     def games(self) -> int:
+        """The games this run is to play (those not stored yet)."""
         return sum(len(plan) for plan in self.plans)
+
+    @property
+    def resumed(self) -> int:
+        """Games stored by earlier runs."""
+        return len(self.earlier)
 
     def score(self, table: int, index: int, outcome: GameOutcome, seats: list[int]) -> bool:
         """Count a finished game (the `index`th of table `table`); whether a pair was
         completed by it. A void game completes nothing."""
         self.played += 1
+        return self._count(self.numbers[table][index], outcome, seats)
+
+    def _count(self, number: int, outcome: GameOutcome, seats: list[int]) -> bool:
         if outcome.void:
-            self.voided.append(index)
+            self.voided.append(number)
             return False
-        seed = self.plans[table][index].seed
-        points = self.open_pairs.setdefault(seed, [])
+        points = self.open_pairs.setdefault(number // 2, [])
         points.append(b_points(outcome, seats))
         if len(points) < 2:
             return False
         self.stats.add_pair(sum(points))
-        del self.open_pairs[seed]
+        del self.open_pairs[number // 2]
         if self.sprt is not None and self.decision is None:
             self.decision = self.stats.decision(self.sprt)
         return True
@@ -79,46 +125,124 @@ class PairedMatch:
     async def play(self, on_game: Callable[[GameOutcome], None] | None = None,
                    on_pair: Callable[[PairStats], None] | None = None) -> MatchResult:
         """Play every table until the games run out or the SPRT decides; each game is
-        kept (record file, void log) as it ends, then `on_game` sees it, and `on_pair`
-        sees the counts after each completed pair."""
-        logs, out = self.match.logs, self.match.out
+        kept (stored, record appended, or its void logged) as it ends, then `on_game`
+        sees it, and `on_pair` sees the counts after each completed pair. The result
+        holds the games of earlier runs too, in match order."""
+        logs, out, store = self.match.logs, self.match.out, self.store
+        storing = trio.Lock()  # one game stored at a time, in the order they ended
 
-        def table_done(table: int) -> GameDone:
-            def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
+        def table_done(table: int) -> AsyncGameDone:
+            async def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool:
+                number = self.numbers[table][index]
+                async with storing:
+                    if outcome.void:
+                        log_void_game(logs, self.played, outcome)
+                    elif store is not None:
+                        planned = self.plans[table][index]
+                        scheduled = ScheduledGame(number, 0, planned.seats, planned.seed, planned.round,
+                                                  number // 2, number)
+                        await trio.to_thread.run_sync(store.save, scheduled, outcome)
+                    elif out is not None:
+                        await trio.to_thread.run_sync(save_record, out, outcome, logs)
                 if on_game is not None:
                     on_game(outcome)
-                if outcome.void:
-                    log_void_game(logs, self.played, outcome)
-                elif out is not None:
-                    save_record(out, outcome, logs)
+                self._new.append((number, outcome, seats))
                 if self.score(table, index, outcome, seats) and on_pair is not None:
                     on_pair(self.stats)
                 return self.decision is not None
 
             return done
 
-        return await play_tables(self.configs, self.match.specs, table_done)
+        if self.configs:
+            played = await play_tables(self.configs, self.match.specs, table_done)
+        else:  # nothing left to play: the stored games are the whole match
+            played = MatchResult([spec.name for spec in unique_names(self.match.specs)])
+        return self._whole(played)
+
+    def _whole(self, played: MatchResult) -> MatchResult:
+        """This run's result with the earlier runs' games, in match order."""
+        if not self.earlier:
+            return played
+        games = [(g.index, g.outcome, list(g.seats)) for g in self.earlier] + self._new
+        games.sort(key=lambda game: game[0])
+        return replace(played, outcomes=[o for _, o, _ in games], seatings=[s for _, _, s in games])
+
+    def close(self) -> None:
+        """Close the match's store (after the games, however they ended)."""
+        if self.store is not None:
+            self.store.close()
+
+
+def match_identity(request: MatchRequest, game_id: str, options: dict[str, str], sprt: SprtParameters | None,
+                   book: tuple[Opening, ...]) -> dict[str, Any]:
+    """What fixes a match's games: a stored match resumes only under the same."""
+    return {
+        "game": game_id, "options": options,
+        "bots": [bot.name if isinstance(bot, BotSpec) else bot for bot in request.bots],
+        "sprt": None if sprt is None else sprt.describe(),
+        "openings": [opening.name for opening in book], "random_opening": request.random_opening,
+        "seed": request.seed, "bot_seed": request.bot_seed,
+    }
 
 
 def prepare_pairs(request: MatchRequest, concurrency: int = 1, sprt: SprtParameters | None = None,
                   notes: Callable[[str], None] | None = None) -> PairedMatch:
     """Check a paired match (a 2-seat game, an even number of games) and deal its pairs
-    to `concurrency` tables, each with its own log folder."""
+    to `concurrency` tables, each with its own log folder. With a records file (`out`),
+    the match is resumable: a store of an earlier run of the same match gives its
+    seeds and games (MatchStoreError for another match's), and only the rest is
+    dealt. The caller closes the result (PairedMatch.close)."""
     game = load_game(request.game)
     if not game.min_seats <= 2 <= game.max_seats:
         raise SetupError(f"{game.id} is not played by 2 seats; a match pits two bots against each other")
-    game_options(game, request.options)
+    options = game_options(game, request.options)
     if request.games % 2:
         raise SetupError(f"--games {request.games}: a match is played in pairs (same seed, seats swapped); "
                          f"give an even number such as {request.games + 1}")
-    match = prepare_match(request, notes)
+    store: MatchStore | None = None
+    book = openings_from(request.openings, request.random_opening, game, 2, options)
+    if request.out is not None:
+        store = MatchStore.find(request.out, match_identity(request, game.id, options, sprt, book))
+        seed, bot_seed = store.seeds() if store is not None else (random_seed(), random_seed())
+        request = replace(request, seed=seed if request.seed is None else request.seed,
+                          bot_seed=bot_seed if request.bot_seed is None else request.bot_seed)
+    try:
+        match = prepare_match(request, notes)
+        if request.out is not None and store is None:
+            identity = match_identity(request, game.id, options, sprt, book)
+            store = MatchStore.create(request.out, identity, [str(name) for name in identity["bots"]])
+        return _deal(match, request, concurrency, sprt, store)
+    except BaseException:
+        if store is not None:
+            store.close()
+        raise
+
+
+def _deal(match: PreparedMatch, request: MatchRequest, concurrency: int, sprt: SprtParameters | None,
+          store: MatchStore | None) -> PairedMatch:
     config = match.config
-    plans = pair_plans(request.games, config.seed, concurrency, config.openings)
-    hidden = (match.out, match.logs) if match.out else (match.logs,)
-    configs = [replace(config, games=len(plan), plan=plan, log_dir=match.logs / f"table-{k + 1}", hidden=hidden,
-                       openings=())
-               for k, plan in enumerate(plans)]
-    return PairedMatch(match, plans, configs, sprt)
+    earlier: list[StoredMatchGame] = []
+    numbers = list(range(request.games))
+    notes = []
+    if store is not None:
+        store.schedule(request.games, config.seed)
+        earlier = store.stored_games()
+        done = {game.index for game in earlier}
+        numbers = [n for n in numbers if n not in done]
+        kept = store.sync_records()
+        notes += [kept] if kept else []
+    tables = deal(numbers, config.seed, concurrency, config.openings)
+    hidden: tuple[Path, ...] = (match.out, match.logs) if match.out else (match.logs,)
+    if store is not None:
+        hidden += (store.path,)
+    configs = [replace(config, games=len(table), plan=tuple(p for _, p in table), log_dir=match.logs / f"table-{k + 1}",
+                       hidden=hidden, openings=()) for k, table in enumerate(tables)]
+    paired = PairedMatch(match, [c.plan or () for c in configs], configs, sprt,
+                         numbers=[[n for n, _ in table] for table in tables], store=store, earlier=earlier,
+                         asked=request.games, notes=notes)
+    if paired.decision is not None:  # the stored pairs have decided: the test is not continued
+        paired.plans, paired.configs, paired.numbers = [], [], []
+    return paired
 
 
 @dataclass(frozen=True)

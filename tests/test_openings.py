@@ -58,12 +58,13 @@ def test_each_opening_is_played_from_every_seat_and_recorded(tmp_path: Path) -> 
 
 
 def test_a_random_opening_is_drawn_with_the_seed(tmp_path: Path) -> None:
-    out = tmp_path / "g.pgn"
-    for seed in ("3", "3", "4"):
+    records = []
+    for k, seed in enumerate(("3", "3", "4")):  # three matches (one --out is one resumable match)
+        out = tmp_path / f"g{k}.pgn"
         result = runner.invoke(app, ["match", "greedy", "greedy", "--game", "treeblox", "--games", "2",
                                      "--random-opening", "4", "--seed", seed, "--out", str(out), "-q"])
         assert result.exit_code == 0, result.output
-    records = read_record_file(out)
+        records += read_record_file(out)
     openings = [[p.action for p in r.plies[:4]] for r in records]
     assert all(r.tags["Opening"] == "random 4" for r in records)
     assert openings[0] == openings[1] == openings[2] == openings[3]  # seed 3, twice, both seats

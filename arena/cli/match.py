@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -28,7 +29,6 @@ from arena.cli.options import (
     LogProtocolArg,
     Openings,
     OptionArg,
-    OutArg,
     Seeds,
     Times,
     event_tag,
@@ -67,7 +67,10 @@ class MatchOptions:
         "--sprt", help="Stop as soon as the SPRT decides whether B is stronger (defaults elo0=0 elo1=10 "
         "alpha=0.05 beta=0.05 model=logistic; model=normalized: normalised Elo, as fastchess and fishtest).")] = False
     seeds: Seeds = Seeds()
-    out: OutArg = None
+    out: Annotated[Path | None, typer.Option(
+        "--out", metavar="FILE", help="Append every game's record to FILE and store the match in FILE.sqlite beside "
+        "it as each game ends: the same command run again resumes it (without --out nothing is kept, and an "
+        "interrupted match starts over).")] = None
     event: EventArg = None
     times: Times = Times()
     option: OptionArg = None
@@ -111,8 +114,26 @@ def match_command(options: MatchOptions) -> None:
                                 event=event_tag(options.event, "arena match"))
         with arena_errors():
             paired = prepare_pairs(request, options.concurrency, params, notes=warn)
-        result = _play(paired, options.quiet)
+        try:
+            _resuming(paired)
+            result = _play(paired, options.quiet)
+        finally:
+            paired.close()
         _report(paired, result, options.json_flag)
+
+
+def _resuming(paired: PairedMatch) -> None:
+    """What an earlier run of the same match left: its stored games, a test decided."""
+    for note in paired.notes:
+        warn(note)
+    if paired.store is None or not paired.resumed:
+        return
+    console.print(f"resuming: {paired.resumed} of {paired.asked} games stored ({paired.store.path})",
+                  highlight=False)
+    if paired.decision is not None:
+        console.print(f"the SPRT decided on the stored pairs ({paired.decision}): no game is played", highlight=False)
+    elif not paired.games:
+        console.print(f"all {paired.asked} games are already played (raise --games to play more)", highlight=False)
 
 
 def _play(paired: PairedMatch, quiet: bool) -> MatchResult:
@@ -131,6 +152,12 @@ def _play(paired: PairedMatch, quiet: bool) -> MatchResult:
         with progress:
             return run_sync(lambda: paired.play(lambda _: progress.advance(task), pair_done), stop_on_signals=True)
     except KeyboardInterrupt:
+        if paired.store is not None:
+            paired.match.discard_empty_records()
+            stored = paired.store.count()
+            raise fail(f"interrupted: every bot was stopped; {stored} of {paired.asked} games are stored in "
+                       f"{paired.store.path} (their records in {paired.match.out}): run the same command again to "
+                       "resume", 130) from None
         raise interrupted(paired.match, paired.played - len(paired.voided)) from None
     except ArenaError as exc:
         raise fail(str(exc)) from None
