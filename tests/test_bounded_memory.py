@@ -104,3 +104,22 @@ def test_stderr_past_its_cap_is_counted_and_dropped(tmp_path: Path) -> None:
     text = log_path.read_bytes()
     assert text.startswith(b"spam spam") and text.endswith(b"[arena: log capped at 10000 bytes]\n")
     assert len(text) < 10_100
+
+
+def test_what_the_pipe_holds_when_the_bot_is_killed_is_logged(tmp_path: Path) -> None:
+    """The drain pauses between reads; a bot's last lines before it is killed (often
+    the ones that say why) are read from the pipe before our end is closed."""
+    log_path = tmp_path / "bot.log"
+    read_end, write_end = os.pipe()
+    log = StderrLog(read_end, log_path, cap=10_000, sandboxed=False)
+
+    async def main() -> None:
+        log._log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)  # as the drain opens it
+        os.write(write_end, b"thinking...\nTraceback: out of ideas\n")
+        log.close_pipe()  # killed before the drain read a byte
+        log.close()
+
+    trio.run(main)
+    os.close(write_end)
+    assert log_path.read_bytes() == b"thinking...\nTraceback: out of ideas\n"
+    assert "out of ideas" in log.last_words()

@@ -135,12 +135,28 @@ class StderrLog:
         return f"; its stderr ends: {telling!r}" if telling else ""
 
     def close_pipe(self) -> None:
-        """Close our end of the pipe (the bot is being killed), waking the drain."""
+        """Close our end of the pipe (the bot is being killed), waking the drain; what
+        the pipe still holds is logged first (the drain pauses between reads, and a bot's
+        last lines before it was killed are often the ones that say why)."""
         if self.fd >= 0:
+            self._take_rest()
             trio.lowlevel.notify_closing(self.fd)
             with contextlib.suppress(OSError):
                 os.close(self.fd)
             self.fd = -1
+
+    def _take_rest(self, most_reads: int = 4) -> None:
+        """Read what is left in the pipe into the log, up to the cap (a few reads at most)."""
+        for _ in range(most_reads):
+            if self.bytes >= self.cap and (self.ready_seen or not self.sandboxed):
+                return
+            try:
+                chunk = os.read(self.fd, PIPE_SIZE)
+            except OSError:  # empty (BlockingIOError) or gone
+                return
+            if not chunk:
+                return
+            self._keep(chunk)
 
     def close(self) -> None:
         """Close the log file."""
