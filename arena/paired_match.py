@@ -52,7 +52,7 @@ def deal(numbers: list[int], seed: int, tables: int,
     for k, (pair, members) in enumerate(sorted(pairs.items())):
         for number in sorted(members):
             planned = PlannedGame(rotated((0, 1), number % 2), cycle_seed(seed, pair), str(number + 1),
-                                  opening_of_cycle(book, pair))
+                                  opening_of_cycle(book, pair), (seed, pair), number)
             dealt[k % tables].append((number, planned))
     return [table for table in dealt if table]
 

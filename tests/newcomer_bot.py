@@ -8,6 +8,8 @@ named by its first argument:
 - `answers-unknown`: it answers a message of a type it does not know;
 - `dies-on-unknown`: it exits on a message of a type it does not know;
 - `two-lines`: it answers its second request with two lines;
+- `seeded`: it plays a random legal action, its generator seeded at every `start` from
+  ARENA_BOT_SEED and match_game (so a rerun of any game of a match replays its moves);
 - `legal-off-in GAME_ID`: in games of GAME_ID it opts out of the legal lists with its
   first action (and plays from its own copy of the game afterwards).
 """
@@ -15,6 +17,8 @@ named by its first argument:
 from __future__ import annotations
 
 import json
+import os
+import random
 import sys
 import time
 
@@ -24,6 +28,7 @@ ending = "\r\n" if habit == "crlf" else "\n"
 game = 0
 state = None
 game_id = ""
+rng = random.Random(0)
 
 
 def send(message: dict[str, object]) -> None:
@@ -39,6 +44,7 @@ for line in sys.stdin:
     elif kind == "start":
         game = message.get("match_game", 0)
         game_id = message["game"]
+        rng = random.Random(f"{os.environ.get('ARENA_BOT_SEED')}/{game}")
         if habit == "legal-off-in":
             from arena.games import GAMES
 
@@ -57,7 +63,7 @@ for line in sys.stdin:
         if legal is None:
             assert state is not None, "no legal list and no game of my own"
             legal = state.legal_actions()
-        answer: dict[str, object] = {"type": "action", "action": legal[0]}
+        answer: dict[str, object] = {"type": "action", "action": rng.choice(legal) if habit == "seeded" else legal[0]}
         if habit == "legal-off-in" and game_id == argument and "legal" in message:
             answer["legal"] = False
         send(answer)

@@ -17,7 +17,7 @@ NARROW = {"COLUMNS": "80", "TERMINAL_WIDTH": "80"}
 
 COMMANDS = [["games"], ["legal"], ["perft"], ["play"], ["replay"], ["verify"], ["demo"], ["bench"], ["doctor"],
             ["league"], ["league", "run"], ["league", "table"], ["league", "serve"], ["serve"], ["match"],
-            ["check"], []]
+            ["check"], ["rerun"], []]
 
 OPTION_ROW = re.compile(r"^│ (?:\*\s+)?(--[a-z-]+|[A-Z][A-Z.]*)")
 

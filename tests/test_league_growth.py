@@ -57,10 +57,10 @@ def run(path: Path) -> str:
 
 
 def by_round(path: Path) -> dict[str, tuple[str, str, str, str]]:
-    """Each stored record by round: its seats, Seed, BotSeeds, and whole text's moves."""
+    """Each stored record by round: its seats, Seed/Cycle, BotSeeds, and whole text's moves."""
     records = read_record_file(load_league(path).records)
     assert len({r.tags["Round"] for r in records}) == len(records)
-    return {r.tags["Round"]: (" v ".join(r.players), r.tags["Seed"],
+    return {r.tags["Round"]: (" v ".join(r.players), f"{r.tags['Seed']}/{r.tags.get('Cycle', '')}",
                               r.tags.get("BotSeeds", ""), " ".join(p.action for p in r.plies)) for r in records}
 
 

@@ -10,7 +10,7 @@ from typing import Annotated
 import typer
 
 from arena import __version__
-from arena.cli import bench, check, demo, doctor, inspect, play, records, sprt
+from arena.cli import bench, check, demo, doctor, inspect, play, records, rerun, sprt
 from arena.cli.common import console, errors
 from arena.cli.layout import ArenaGroup
 from arena.cli.league import league_app, serve_command
@@ -40,6 +40,7 @@ app.command("perft")(inspect.perft_command)
 app.command("play")(play.play_command)
 app.command("replay")(records.replay_command)
 app.command("verify")(records.verify_command)
+app.command("rerun")(rerun.rerun_command)
 app.command("demo")(demo.demo_command)
 app.command("bench")(bench.bench_command)
 app.command("doctor")(doctor.doctor_command)

@@ -116,8 +116,9 @@ def play_command(options: PlayOptions) -> None:
         finally:
             match.discard_empty_records()
         console.print(match_table(result, match.game))
-        if match.out is not None:
-            console.print(f"records appended to {match.out}")
+        if match.out is not None and match.out.exists():
+            console.print(f"records appended to {match.out} (`arena rerun {match.out} --game N` plays a game again "
+                          "with the same chance)", highlight=False)
         if options.json_flag:
             print_json({**match_document(result, match.game, match.options),
                         "records": None if match.out is None else str(match.out)})

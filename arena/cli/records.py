@@ -39,7 +39,8 @@ def _records(path: Path) -> Iterator[GameRecord]:
         raise fail(str(exc), 1) from None
 
 
-def _nth_record(path: Path, number: int) -> GameRecord:
+def nth_record(path: Path, number: int) -> GameRecord:
+    """Game `number` (from 1) of a record file; a clear error when there is none."""
     count = 0
     for count, record in enumerate(_records(path), 1):
         if count == number:
@@ -63,7 +64,7 @@ def replay_command(
 ) -> None:
     """Draw the board turn by turn (or at one ply) for a recorded game, or export it as
     a self-contained HTML viewer."""
-    record = _nth_record(path, game_number)
+    record = nth_record(path, game_number)
     try:
         game_id = record.game_id
         if html is not None:

@@ -147,7 +147,8 @@ class LeagueRunner:
         """A run of one table's games as a job for the executor."""
         table = tuple(sorted(set(unit[0].seats)))
         plan = tuple(PlannedGame(tuple(table.index(b) for b in g.seats), g.seed, g.round,
-                                 opening_of_cycle(self.league.openings, g.cycle)) for g in unit)
+                                 opening_of_cycle(self.league.openings, g.cycle), (self.league.seed, g.cycle),
+                                 g.place) for g in unit)
         league = self.league
         config = MatchConfig(
             league.game, league.options, league.time_control, games=len(plan), event=league.event,

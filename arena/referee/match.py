@@ -40,6 +40,13 @@ class PlannedGame:
     seed: int
     round: str
     opening: Opening | None = None
+    origin: tuple[int, int] | None = None
+    """The seed as the user gave it and the rotation cycle `seed` was made from
+    (seeds.cycle_seed), which the record's Seed and Cycle tags hold; None where the
+    seed was given as it is (the record's Seed tag then holds it, without Cycle)."""
+    match_game: int | None = None
+    """The index `start` tells the bots (None: the game's place in this match); a rerun
+    sends the original's."""
 
 
 @dataclass(frozen=True)
@@ -83,7 +90,7 @@ def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
         return config.plan
     return tuple(
         PlannedGame(rotated(range(bots), i % bots), cycle_seed(config.seed, i // bots), str(i + 1),
-                    opening_of_cycle(config.openings, i // bots))
+                    opening_of_cycle(config.openings, i // bots), (config.seed, i // bots))
         for i in range(config.games)
     )
 
@@ -181,7 +188,8 @@ async def play_match(
                 seated = [players[b] for b in seats]
                 setup = GameSetup(
                     game=config.game, options=options, time_control=config.time_control,
-                    seed=planned.seed, event=config.event, round=planned.round, match_game=index,
+                    seed=planned.seed, origin=planned.origin, event=config.event, round=planned.round,
+                    match_game=index if planned.match_game is None else planned.match_game,
                     chance_key=config.chance_key, bot_seeds=tuple(p.spec.env.get("ARENA_BOT_SEED", "") for p in seated),
                     seat_time_controls=tuple(p.spec.time_control for p in seated),
                     opening=planned.opening.actions if planned.opening else (),

@@ -11,6 +11,7 @@ from datetime import date
 from arena.games.base import Game, competition_ranks
 from arena.records.record import GameRecord, Ply, format_ranks, format_scores, pgn_result
 from arena.referee.faults import SeatFault
+from arena.referee.seeds import cycle_seed
 from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
 
@@ -30,6 +31,11 @@ class GameSetup:
     options: dict[str, str]
     time_control: TimeControl
     seed: int
+    """The game's chance seed (with `chance_key`, it seeds the chance generator)."""
+    origin: tuple[int, int] | None = None
+    """The seed as given and the rotation cycle `seed` was made from (the record's Seed
+    and Cycle tags, so that a record says how to play its game again); None: `seed`
+    was given as it is."""
     event: str = "arena"
     round: str = "1"
     match_game: int = 0
@@ -117,7 +123,10 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
     }
     for seat, name in enumerate(names):
         tags[f"Player{seat}"] = name
-    tags["Seed"] = str(setup.seed)
+    if setup.origin is not None and cycle_seed(*setup.origin) == setup.seed:
+        tags["Seed"], tags["Cycle"] = str(setup.origin[0]), str(setup.origin[1])
+    else:
+        tags["Seed"] = str(setup.seed)
     if any(setup.bot_seeds):
         tags["BotSeeds"] = ",".join(setup.bot_seeds)
     tags["TimeControl"] = describe_controls([setup.control_of(seat) for seat in range(len(names))])
