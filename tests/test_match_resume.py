@@ -166,3 +166,16 @@ def test_the_library_resumes_a_match_with_out(tmp_path: Path) -> None:
     assert seen == [] and second.stats.counts == first.stats.counts and len(second.result.outcomes) == 4
     assert [o.record.tags["Round"] for o in second.result.outcomes] == ["1", "2", "3", "4"]
     assert os.path.exists(f"{out}.sqlite")
+
+
+def test_a_match_store_of_a_newer_arena_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
+    out = tmp_path / "new.pgn"
+    assert runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "2", "--out", str(out)]).exit_code == 0
+    db = Path(f"{out}.sqlite")
+    with sqlite3.connect(db) as conn:
+        conn.execute("PRAGMA user_version = 9")
+    before = db.read_bytes(), out.read_bytes()
+    result = runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "4", "--out", str(out)])
+    assert result.exit_code == 2
+    assert "was made by a newer arena (schema 9; this arena reads up to 2)" in " ".join(result.output.split())
+    assert (db.read_bytes(), out.read_bytes()) == before
