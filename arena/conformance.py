@@ -11,6 +11,7 @@ stdin closed. Each check passes or fails with the line that failed."""
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import tempfile
@@ -157,16 +158,21 @@ class Traffic:
         return ", ".join(kinds)
 
 
+def _traffic_lines(log: Path) -> list[tuple[int | None, str, str]]:
+    """A protocol log's lines: (match game or None at a handshake, `<` or `>`, the line)."""
+    try:
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return []
+    return [(int(m.group(1)) if m.group(1) else None, m.group(2), m.group(3))
+            for line in lines if (m := _ENTRY.match(line))]
+
+
 def _traffic(log: Path, game: int | None = None) -> Traffic:
     """The traffic up to the end of match game `game` (1-based; None: the whole log): a
     bot restarted after a fault appends to the same log, so the lines after a game
     belong to later games."""
-    try:
-        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return Traffic()
-    entries = [(int(m.group(1)) if m.group(1) else None, m.group(2), m.group(3))
-               for line in lines if (m := _ENTRY.match(line))]
+    entries = _traffic_lines(log)
     if game is not None:
         ours = [i for i, entry in enumerate(entries) if entry[0] == game]
         later = [i for i, entry in enumerate(entries) if entry[0] is not None and entry[0] > game]
@@ -180,6 +186,24 @@ def _traffic(log: Path, game: int | None = None) -> Traffic:
             sent = text
             since.append(text[:300])
     return Traffic(got[:300], sent[:300], tuple(since))
+
+
+def _opts_out_per_game(folder: Path, game: Game) -> bool:
+    """Whether the bot, in the games of `game` it played with every feature offered,
+    sent `legal: false` in an action (the per-game opt-out of the legal lists)."""
+    for log in folder.glob(f"{game.id}-*-plain-1-{len(FEATURES)}/*.protocol.log"):
+        seat = log.name.split("-", 1)[0]
+        if not log.parent.name.endswith(f"-{seat}-plain-1-{len(FEATURES)}"):
+            continue  # another seat's log: a random bot's
+        for entry in _traffic_lines(log):
+            if entry[1] == "<" and '"legal"' in entry[2]:
+                try:
+                    message = json.loads(entry[2])
+                except ValueError:
+                    continue
+                if isinstance(message, dict) and message.get("type") == "action" and message.get("legal") is False:
+                    return True
+    return False
 
 
 @dataclass
@@ -202,13 +226,12 @@ class Checker:
         try:
             for game in self.games:
                 modes = self._legal_modes(report, game, folder)
-                for seats, seat in self._seatings(game):
-                    for mode, features in modes:
-                        label = f"{game.id}, {seats} seat(s), seat {seat}{mode}"
-                        self.progress(label)
-                        report.games.append(label)
-                        self._game(report, game, seats, seat, folder, probing=False, features=features,
-                                   mode=mode)
+                self._settings(report, game, folder, modes)
+                if len(modes) == 1 and _opts_out_per_game(folder, game):
+                    report.notes.append(f"{game.id}: the bot opts out of the legal lists in its actions (legal: "
+                                        "false), so each setting was played again with the lists sent all the "
+                                        "same (no-legal not offered in hello)")
+                    self._settings(report, game, folder, [(", per-game opt-out not granted", WITH_LISTS)])
             first = self.games[0]
             if not report.checks["handshake"].passed:
                 for name in report.checks:
@@ -229,6 +252,15 @@ class Checker:
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         return report
+
+    def _settings(self, report: Report, game: Game, folder: Path, modes: list[tuple[str, tuple[str, ...]]]) -> None:
+        """Every seat count and seat of `game`, in each way of sending the lists."""
+        for seats, seat in self._seatings(game):
+            for mode, features in modes:
+                label = f"{game.id}, {seats} seat(s), seat {seat}{mode}"
+                self.progress(label)
+                report.games.append(label)
+                self._game(report, game, seats, seat, folder, probing=False, features=features, mode=mode)
 
     def _legal_modes(self, report: Report, game: Game, folder: Path) -> list[tuple[str, tuple[str, ...]]]:
         """How `game` is played: with the lists, and without them too if the bot asks for

@@ -120,10 +120,13 @@ class Info(msgspec.Struct, omit_defaults=True):
 
 
 class Action(_Message, tag="action"):
-    """Answer to Request: one action in the game's canonical notation."""
+    """Answer to Request: one action in the game's canonical notation. `legal` (when
+    sent) says whether the rest of this game's requests carry the legal actions: a bot
+    opts out per game once it knows the game (granted where hello offers `no-legal`)."""
 
     action: str
     info: Info | None = None
+    legal: bool | None = None
 
 
 BotMessage = Ready | Action

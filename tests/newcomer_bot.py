@@ -11,7 +11,8 @@ named by its first argument:
 - `seeded`: it plays a random legal action, its generator seeded at every `start` from
   ARENA_BOT_SEED and match_game (so a rerun of any game of a match replays its moves);
 - `legal-off-in GAME_ID`: in games of GAME_ID it opts out of the legal lists with its
-  first action (and plays from its own copy of the game afterwards).
+  first action (and plays from its own copy of the game afterwards);
+- `legal-off-peek`: it opts out of the legal lists in every game, yet needs them.
 """
 
 from __future__ import annotations
@@ -59,12 +60,12 @@ for line in sys.stdin:
             time.sleep(60)
         if habit == "debug-stdout":
             sys.stdout.write("thinking about my move\n")
-        legal = message.get("legal")
+        legal = message["legal"] if habit == "legal-off-peek" else message.get("legal")
         if legal is None:
             assert state is not None, "no legal list and no game of my own"
             legal = state.legal_actions()
         answer: dict[str, object] = {"type": "action", "action": rng.choice(legal) if habit == "seeded" else legal[0]}
-        if habit == "legal-off-in" and game_id == argument and "legal" in message:
+        if (habit == "legal-off-in" and game_id == argument or habit == "legal-off-peek") and "legal" in message:
             answer["legal"] = False
         send(answer)
         if habit == "two-lines" and message["ply"] > 2:

@@ -48,6 +48,9 @@ class Answer(NamedTuple):
     """The bot's CPU time since its previous answer (its whole process tree where
     cgroups count it; one reading per decision, so thinking between requests counts
     towards the next), to tell a slow bot from an overloaded machine."""
+    legal: bool | None = None
+    """Whether the bot asked for the legal actions in the rest of the game's requests
+    (None: it did not say)."""
 
 
 Play = Callable[[], Awaitable[None]]
@@ -126,7 +129,7 @@ class Decisions:
         if elapsed > allowed:
             raise BotFault(Termination.TIME_OUT, f"answered after {elapsed * 1000:.0f} ms (limit {self._limit_ms()})")
         cpu = None if cpu_before is None or cpu_after is None else max(0.0, cpu_after - cpu_before)
-        return Answer(message.action, message.info, elapsed, cpu)
+        return Answer(message.action, message.info, elapsed, cpu, message.legal)
 
     async def _overdue(self) -> BotFault:
         """The fault of the pending request, whose deadline passed: the channel, asked

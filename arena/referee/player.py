@@ -71,6 +71,9 @@ class BotPlayer:
         self.handshakes = 0
         """Start-ups that reached `ready`."""
         self.last_startup_fault: BotFault | None = None
+        self.game_legal: bool | None = None
+        """What the bot's last `legal` in an action of this game asked for (None: its
+        `ready` decides); set back at every game."""
         self.pgids: list[int] = []
 
     @property
@@ -79,7 +82,21 @@ class BotPlayer:
 
     @property
     def wants_legal(self) -> bool:
-        return self.ready is None or self.ready.legal or "no-legal" not in self.features
+        """Whether requests carry the legal actions: the bot's word for this game (an
+        action's `legal`), else its `ready`'s; always where `no-legal` is not offered."""
+        if "no-legal" not in self.features:
+            return True
+        if self.game_legal is not None:
+            return self.game_legal
+        return self.ready is None or self.ready.legal
+
+    def choose_legal(self, legal: bool | None) -> bool:
+        """Take an action's `legal` for the rest of the game; whether it changes what
+        the requests carry."""
+        before = self.wants_legal
+        if legal is not None:
+            self.game_legal = legal
+        return self.wants_legal != before
 
     @property
     def wants_observation(self) -> bool:
@@ -172,6 +189,7 @@ class BotPlayer:
         with empty ones); in a game with hidden information whose deal this process has
         already played (from another seat), end the process so that a fresh one takes
         the seat."""
+        self.game_legal = None
         if hidden_deal and seed in self.seen_seeds:
             self.kill()
         if self.channel is not None and not await self.channel.clear_scratch():

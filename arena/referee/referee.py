@@ -159,6 +159,8 @@ class Referee:
         )
         try:
             answer = await self.decisions.ask(seat, player, request, limit)
+            if answer.legal is not None and player.choose_legal(answer.legal):  # the bot's word for this game
+                self.asks[seat] = (player.wants_legal, observation)
             self._accept(seat, answer, number)
         except BotFault as fault:
             self._fault(seat, fault)
