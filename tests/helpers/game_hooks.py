@@ -160,7 +160,7 @@ HOOKS: dict[str, GameHooks] = {
     "treeblox": TreebloxHooks(games=300, thorough=25, slow_games=4000),
     "the-tree": TheTreeHooks(games=75, thorough=25, slow_games=1500),
     "roots": RootsHooks(games=150, thorough=6, slow_games=2000),
-    "blox": BloxHooks(games=4, thorough=2, slow_games=150, settings=(
+    "blox": BloxHooks(games=4, thorough=2, slow_games=300, settings=(
         *((seats, {"width": "8", "height": "8"}) for seats in (2, 3, 4)),
         (2, {"variant": "bridge", "width": "14", "height": "14"}))),
     "btt": BTTHooks(games=40, thorough=12, slow_games=800),
