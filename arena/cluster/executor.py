@@ -1,7 +1,8 @@
 """The Dask executor: a league's jobs played by the workers of a Dask cluster.
 
 Each job becomes a work unit, submitted as one Dask task; the worker playing it puts
-each game's report on a queue of this run (a `distributed.Queue`, named after the
+each game's report (and, a few times a second, the plies of its games under way, for
+the live page) on a queue of this run (a `distributed.Queue`, named after the
 run, so the results of an earlier run's tasks that finish late are never read), and
 this side stores each game the moment its report arrives. Dask already plays a task
 again on another worker when its worker dies; if it gives up (the task's workers died
@@ -26,6 +27,7 @@ from arena.cluster.units import MAX_FOLDER_MB, PackageError, folder_size, pack_f
 from arena.errors import ArenaError
 from arena.league.executor import GameSink, Job
 from arena.league.schedule import ScheduledGame
+from arena.records.record import Ply
 from arena.referee.botfolder import placed
 from arena.referee.spec import BotSpec
 
@@ -77,6 +79,32 @@ def check_folders(specs: list[BotSpec], leave_out: tuple[Path, ...], max_mb: int
                     f"bot {spec.name}: its folder {folder} holds {size >> 20} MB, and a cluster ships at most "
                     f"{max_mb} MB of a bot's folder to its workers. Give the bot a folder of its own with only "
                     "what it needs (cwd in the league file), or raise [cluster] max_folder_mb")
+
+
+class LiveGames:
+    """The games under way on the workers, for the live page: each `begin` and batch of
+    plies a worker sends, handed to the sink in order. A batch that does not follow the
+    plies seen so far (from a task that was played again elsewhere, or one that came
+    late) is dropped; a game's next `begin` starts it afresh."""
+
+    def __init__(self, sink: GameSink) -> None:
+        self.sink = sink
+        self.plies: dict[int, int] = {}
+        """Plies seen of each game under way."""
+
+    def take(self, data: dict[str, Any], where: dict[int, _Running]) -> None:
+        index = int(data.get("begin", data.get("plies", -1)))
+        item = where.get(index)
+        game = item.left.get(index) if item is not None else None
+        if game is None:
+            return  # stored already, or not this run's
+        if "begin" in data:
+            self.plies[index] = 0
+            self.sink.starting(game)
+        elif index in self.plies and int(data["from"]) == self.plies[index] + 1:
+            for action, chance in zip(data["actions"], data["chance"], strict=True):
+                self.sink.ply(game, Ply(0, str(action), chance=bool(chance)))
+            self.plies[index] += len(data["actions"])
 
 
 class DaskExecutor:
@@ -211,13 +239,18 @@ class DaskExecutor:
         a finished task never reported."""
         where = {index: item for item in running.values() for index in item.left}
         finished_at: dict[str, float] = {}
+        live = LiveGames(sink)
 
         async def store() -> bool:
             reports = await trio.to_thread.run_sync(lambda: queue.get(batch=True))
             for data in reports:
+                if "index" not in data:
+                    live.take(data, where)
+                    continue
                 item = where.get(int(data["index"]))
                 game = item.left.pop(int(data["index"]), None) if item is not None else None
                 if game is not None:  # else: reported before (a task played again)
+                    live.plies.pop(game.index, None)
                     await sink.finished(game, outcome(data))
             return bool(reports)
 

@@ -1,7 +1,8 @@
 """`python -m arena.cluster.play_unit`: plays work units in a process of its own, one
 after another: each unit arrives on stdin (an 8-byte length, then the pickled unit),
 and for it one JSON line per finished game goes to stdout, then a line
-`{"done": <games>}`. It ends when its stdin closes.
+`{"done": <games>}`; while a game is played, its plies go too, in a few lines a second
+(LivePlies), for the league's live page. It ends when its stdin closes.
 
 A worker task talks to such a process rather than playing in the worker's own threads:
 the referee gets a main thread, its own event loop and its own child processes, and
@@ -21,6 +22,8 @@ import trio
 from arena.cluster.reports import report
 from arena.cluster.units import WorkUnit, bot_folder, local_spec, match_config
 from arena.cluster.worker_cache import cache_dir
+from arena.games.base import State
+from arena.records.record import Ply
 from arena.referee.match import play_match
 from arena.referee.outcome import GameOutcome
 
@@ -47,22 +50,73 @@ async def _watch_parent(parent: int, scope: trio.CancelScope) -> None:
     scope.cancel()  # the worker is gone: stop, killing every bot
 
 
+class LivePlies:
+    """The plies of the game under way, for the league's live page: a line
+    `{"begin": N}` when game N's bots are up, then its plies in batches
+    `{"plies": N, "from": K, "actions": [...], "chance": [...]}` (K: the number of the
+    batch's first ply), at most every FLUSH_S, so a fast game costs a few lines a
+    second, not one per ply."""
+
+    def __init__(self, unit: WorkUnit) -> None:
+        self.unit = unit
+        self.game = -1
+        self.first = 1
+        self.actions: list[str] = []
+        self.chance: list[bool] = []
+
+    async def begin(self, index: int) -> None:
+        self.flush()
+        self.game, self.first, self.actions, self.chance = self.unit.games[index].index, 1, [], []
+        _write({"begin": self.game})
+
+    def ply(self, state: State, number: int, ply: Ply) -> None:
+        if not self.actions:
+            self.first = number
+        self.actions.append(ply.action)
+        self.chance.append(ply.chance)
+
+    def flush(self) -> None:
+        if self.actions and self.game >= 0:
+            _write({"plies": self.game, "from": self.first, "actions": self.actions, "chance": self.chance})
+            self.actions, self.chance = [], []
+
+    def end(self) -> None:
+        self.actions, self.chance, self.game = [], [], -1  # the report that follows ends the game
+
+    async def keep_flushing(self) -> None:
+        while True:
+            await trio.sleep(FLUSH_S)
+            self.flush()
+
+
+FLUSH_S = 0.25
+"""How often a worker sends the plies of its games under way (the live page's pace)."""
+
+
+def _write(message: dict[str, object]) -> None:
+    sys.stdout.write(json.dumps(message, separators=(",", ":")) + "\n")
+    sys.stdout.flush()
+
+
 async def play(unit: WorkUnit, parent: int) -> int:
-    """Play `unit`, writing each game's report as it ends; the games played."""
+    """Play `unit`, writing each game's plies while it is played and its report as it
+    ends; the games played."""
     cache = cache_dir()
     log_dir = cache / "logs" / unit.key
     specs = [local_spec(bot, bot_folder(bot, cache)) for bot in unit.bots]
     config = match_config(unit, log_dir, hidden=(cache / "logs",))
     played = [0]
+    live = LivePlies(unit)
 
     def done(index: int, outcome: GameOutcome, seats: list[int]) -> None:
-        sys.stdout.write(json.dumps(report(unit.games[index].index, outcome)) + "\n")
-        sys.stdout.flush()
+        live.end()
+        _write(report(unit.games[index].index, outcome))
         played[0] += 1
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(_watch_parent, parent, nursery.cancel_scope)
-        await play_match(config, specs, done)
+        nursery.start_soon(live.keep_flushing)
+        await play_match(config, specs, done, live.ply, before_game=live.begin)
         nursery.cancel_scope.cancel()
     return played[0]
 

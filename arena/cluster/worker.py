@@ -58,8 +58,8 @@ def run_unit(unit: WorkUnit, packages: dict[str, bytes], queue_name: str) -> int
             message: dict[str, Any] = json.loads(line)
             if "done" in message:
                 break
-            queue.put(message)
-            reported += 1
+            queue.put(message)  # a game's report, or the plies of a game under way (for the live page)
+            reported += "index" in message
     except (OSError, ValueError) as exc:
         process.kill()
         raise UnitFailed(f"the unit player of this worker failed ({exc}); see its log in {cache / 'logs'}") from None
