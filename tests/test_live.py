@@ -56,6 +56,8 @@ def test_serve_beside_a_running_league(tmp_path: Path) -> None:
         status, replay = fetch(url + live["finished"][0]["href"])
         assert status == 200 and 'data-mode="replay"' in replay
         assert fetch(url + "game/999")[0] == 404
+        for tail in ("%C2%B2", "9" * 5000, "abc"):  # '²' and 5000 digits: int() refuses them
+            assert fetch(url + "game/" + tail)[0] == 404
     finally:
         league.kill()
         league.wait()

@@ -31,6 +31,7 @@ def test_pick_takes_a_number_or_the_action_written_out() -> None:
     legal = ["1a2>a1", "2a2>a1", "Nc3"]
     assert pick("2", legal) == "2a2>a1" and pick(" nc3 ", legal) == "Nc3" and pick("1a2>a1\n", legal) == "1a2>a1"
     assert pick("4", legal) is None and pick("0", legal) is None and pick("a2", legal) is None
+    assert pick("²", legal) is None and pick("9" * 5000, legal) is None  # digits int() refuses: not an answer
 
 
 def test_a_person_plays_btt_in_the_terminal(tmp_path: Path) -> None:

@@ -42,7 +42,8 @@ def pick(answer: str, legal: list[str]) -> str | None:
     """The action a typed answer names: its number in the list (from 1), or the action
     written out (spaces as typed, case as the game spells it)."""
     text = answer.strip()
-    if text.isdigit() and 1 <= int(text) <= len(legal):
+    number = text.isascii() and text.isdigit() and len(text) <= 9  # int() refuses '²' and 5000 digits
+    if number and 1 <= int(text) <= len(legal):
         return legal[int(text) - 1]
     if text in legal:
         return text

@@ -225,7 +225,7 @@ class LivePage:
 
     async def _game(self, request: Request) -> Reply:
         tail = request.path.rsplit("/", 1)[-1]
-        if not tail.isdigit():
+        if not (tail.isascii() and tail.isdigit() and len(tail) <= 12):  # int() refuses '²' and 5000 digits
             return Reply.text("no such game: the address is game/<number>", 404)
         text = self.results.record_text(int(tail))
         if text is None:
