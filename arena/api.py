@@ -70,7 +70,8 @@ def match(game: str, baseline: BotName, candidate: BotName, *, games: int = 1000
     swapped), `concurrency` games at once, up to `games` games (an even number) or
     until `sprt` decides; the result holds the candidate's Elo over the baseline, the
     pentanomial counts and the SPRT's decision ('H1': stronger by elo1, 'H0': not
-    stronger than elo0)."""
+    stronger than elo0). With `out` the match is resumable: its games are stored in
+    `out` + ".sqlite" as they end, and the same call plays only those not stored."""
     request = _request(game, [baseline, candidate], games, seed, time, out, options, bot_seed, limits, sandbox,
                        None, event=event)
     return run_sync(lambda: _match(request, concurrency, sprt, on_game))
@@ -137,8 +138,11 @@ async def _match(request: MatchRequest, concurrency: int, sprt: SprtParameters |
                  on_game: OnGame | None) -> PairedResult:
     paired = prepare_pairs(request, concurrency, sprt, _warn)
     try:
+        for note in paired.notes:
+            _warn(note)
         result = await paired.play(on_game)
     finally:
+        paired.close()
         _tidy(paired.match)
     return PairedResult(result, paired.stats, sprt, paired.decision)
 

@@ -78,6 +78,7 @@ def test_a_killed_match_resumes_with_concurrency_and_plays_each_game_once(tmp_pa
         assert first.tags["Seed"] == second.tags["Seed"] and first.players == second.players[::-1]
     data = json.loads(final.stdout)
     assert len(data["games"]) == 120 and data["elo"]["pairs"] == 60  # the stored games are in the result
+    assert data["resumed"] == len(kept) and data["store"] == f"{out}.sqlite"
     with sqlite3.connect(Path(f"{out}.sqlite")) as db:
         texts = [t for (t,) in db.execute("SELECT record FROM games ORDER BY finished, idx")]
     assert out.read_text() == "\n".join(texts)  # the records file is exactly the store's games

@@ -183,6 +183,7 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:
     if json_flag:
         document = {**match_document(result, match.game, match.options),
                     "records": None if match.out is None else str(match.out),
+                    "store": None if paired.store is None else str(paired.store.path), "resumed": paired.resumed,
                     "elo": {"candidate": names[1], "baseline": names[0],
                             **MatchElo(names[1], names[0], stats).document()}}
         if params is not None:
