@@ -55,7 +55,7 @@ def test_blox_search_answers_within_its_budget_from_the_first_move() -> None:
     rng = random.Random(1)
     choose_action(state, rng, 0.01)  # the engine's one-off tables for this board size
     for _ in range(6):
-        started = time.process_time()
+        started = time.thread_time()  # this thread's CPU: other threads of the test process do not count
         action, _info = choose_action(state, rng, 0.035)
-        assert time.process_time() - started < 0.035 + 0.03
+        assert time.thread_time() - started < 0.035 + 0.03
         state.apply(action)
