@@ -72,3 +72,9 @@ def test_a_league_names_the_bot_whose_games_the_arena_keeps_voiding(tmp_path: Pa
     table = json.loads(CliRunner().invoke(app, ["league", "table", str(path), "-f", "json"]).output)
     assert {row["bot"]: row["void"] for row in table["standings"]} == {"a": 2, "b": 2, "trouble": 4}
     assert table["games"] == 2 and len(table["warnings"]) == 1
+    from arena.league.config import load_league
+    from arena.web.live import LeagueResults
+
+    live = LeagueResults(load_league(path)).summary()["standings"]  # the live page's table counts them too
+    void = live["headers"].index("void")
+    assert {row[1]: row[void] for row in live["rows"]} == {"a": "2", "b": "2", "trouble": "4"}

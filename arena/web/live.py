@@ -36,7 +36,7 @@ class LeagueResults:
 
     def __init__(self, league: League) -> None:
         self.league = league
-        self._cache_key: tuple[int, int] | None = None
+        self._cache_key: tuple[int, int, int] | None = None
         self._cache: dict[str, Any] = {}
 
     def _connect(self) -> sqlite3.Connection | None:
@@ -44,16 +44,18 @@ class LeagueResults:
             return None
         return sqlite3.connect(f"file:{self.league.database}?mode=ro", uri=True, timeout=2)
 
-    def key(self) -> tuple[int, int]:
-        """(games stored, last rowid): changes whenever a game is stored."""
+    def key(self) -> tuple[int, int, int]:
+        """(games stored, last rowid, void attempts): changes whenever a game is stored
+        or voided."""
         db = self._connect()
         if db is None:
-            return 0, 0
+            return 0, 0, 0
         try:
             count, last = db.execute("SELECT COUNT(*), COALESCE(MAX(rowid), 0) FROM games").fetchone()
-            return int(count), int(last)
+            (voided,) = db.execute("SELECT COALESCE(SUM(attempts), 0) FROM void").fetchone()
+            return int(count), int(last), int(voided)
         except sqlite3.Error:
-            return 0, 0
+            return 0, 0, 0
         finally:
             db.close()
 
@@ -67,8 +69,8 @@ class LeagueResults:
         wanted = [b.name for b in league.bots]
         shown = [names.index(name) for name in wanted if name in names]
         rows = [(g, r, f) for g, r, f in self._rows() if all(names[b] in wanted for b in g.seats)]
-        table_names, games, _ = restrict(names, [g for g, _, _ in rows], (), shown)
-        standings = compute_standings(table_names, league.seats, games, league.game.score_name,
+        table_names, games, voids = restrict(names, [g for g, _, _ in rows], self._voids(), shown)
+        standings = compute_standings(table_names, league.seats, games, league.game.score_name, voids,
                                       anchor=league.anchor)
         headers, lines = leaderboard_rows(standings)
         finished = []
@@ -108,6 +110,19 @@ class LeagueResults:
                               tuple(StoredFault(**f) for f in json.loads(faults)), termination, plies)
             out.append((game, str(round_label), str(finished)))
         return out
+
+    def _voids(self) -> list[tuple[tuple[int, ...], int]]:
+        """(bots seated, attempts voided) of every game the arena's errors voided."""
+        db = self._connect()
+        if db is None:
+            return []
+        try:
+            rows = db.execute("SELECT s.seats, v.attempts FROM void v JOIN schedule s ON s.idx = v.idx").fetchall()
+        except sqlite3.Error:
+            return []
+        finally:
+            db.close()
+        return [(tuple(json.loads(seats)), int(attempts)) for seats, attempts in rows]
 
     def _roster(self) -> list[str]:
         """Every bot of the database by number (the league file's bots before a
