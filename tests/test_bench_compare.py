@@ -163,6 +163,8 @@ def test_the_command_line_refuses_a_bad_revision_and_check_without_compare() -> 
     assert result.exit_code == 2 and "--check needs --compare" in result.output
     result = runner.invoke(app, ["bench", "--compare", "HEAD", "--only", "engines"])
     assert result.exit_code == 2 and "referee only" in result.output
+    result = runner.invoke(app, ["bench", "--compare", "HEAD", "--check", "--rounds", "2"])
+    assert result.exit_code == 2 and "at least 5 rounds" in result.output
 
 
 @pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler for the echo bot")

@@ -14,6 +14,8 @@ from arena.cli.common import (
 BENCH_PARTS = ("referee", "engines", "league", "fairness", "startup", "cluster")
 DEFAULT_PARTS = ("referee", "engines", "league", "fairness", "startup")
 """What `arena bench` runs without --only (the cluster part starts a local cluster: ask for it)."""
+MIN_CHECK_ROUNDS = 5
+"""Fewest interleaved rounds --check judges on."""
 
 
 def bench_command(
@@ -32,7 +34,7 @@ def bench_command(
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Interleaved rounds with --compare.")] = 5,
     check: Annotated[bool, typer.Option(
         "--check", help="With --compare: exit 1 when the referee CPU per decision (1 and 8 games at once) is more "
-        "than 10% worse than REV's.")] = False,
+        "than 10% worse than REV's (medians of at least 5 rounds; run it on an otherwise idle machine).")] = False,
 ) -> None:
     """Measure the arena: the referee's CPU and round trip per decision beside a raw
     pipe, decisions per second with 1, 8 and 32 games at once; every rules engine's
@@ -45,6 +47,10 @@ def bench_command(
     if check and compare is None:
         raise fail("--check needs --compare REV, the revision to hold this tree to (figures from another machine or "
                    "another load say nothing): e.g. arena bench --compare main --check")
+    if check and rounds < MIN_CHECK_ROUNDS:
+        raise fail(f"--check needs at least {MIN_CHECK_ROUNDS} rounds (one round's figures vary by half on a busy "
+                   f"machine, a median of {MIN_CHECK_ROUNDS} by a few percent): give --rounds {MIN_CHECK_ROUNDS} or "
+                   "more")
     if compare is not None:
         if only and only != ["referee"]:
             raise fail("--compare measures the referee only: leave out --only, or give --only referee")
