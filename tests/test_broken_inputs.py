@@ -333,7 +333,7 @@ def test_a_time_of_1e308_is_refused_in_the_file_and_on_the_command_line(tmp_path
 ])
 def test_numbers_out_of_range_on_the_command_line(args: list[str], fragment: str) -> None:
     result = cli("play", "btt", "random", "random", *args)
-    assert result.exit_code == 2 and f"Invalid value for '{fragment}': Input should be" in one_line(result)
+    assert result.exit_code == 2 and f"error: {fragment}: Input should be" in one_line(result)
 
 
 def test_a_long_option_value_is_quoted_as_a_short_excerpt() -> None:
