@@ -70,6 +70,8 @@ class Geometry:
         """Square -> (panel, row, column) in `panels`."""
         self._build_pairs()
         self._build_actions()
+        self.empty_cuts: frozenset[int] = frozenset(_articulation_points(self.adj, [EMPTY] * len(self.names)))
+        """The cut squares of a board without nulls (every game's first), found once."""
 
     def _build_pairs(self) -> None:
         """Number every (square, adjacent target) pair in the ASCII order of
@@ -235,12 +237,18 @@ def board_layout(seats: int, board: str = "wedge") -> tuple[Panel, ...]:
     return geometry(seats, board).panels
 
 
-def cut_squares(geo: Geometry, owner: list[int]) -> set[int]:
+def cut_squares(geo: Geometry, owner: list[int]) -> set[int] | frozenset[int]:
     """Non-null squares whose removal disconnects the other non-null squares
     (articulation points, found with one iterative depth-first search); a null may go
     on every empty square not in this set. Assumes the non-null squares are connected,
-    which holds because every null was placed under this rule."""
-    adj = geo.adj
+    which holds because every null was placed under this rule. Only nulls cut, so a
+    board without one has the geometry's own (found once, not at every game's first
+    decision)."""
+    return geo.empty_cuts if NULL not in owner else _articulation_points(geo.adj, owner)
+
+
+def _articulation_points(adj: tuple[tuple[int, ...], ...], owner: list[int]) -> set[int]:
+    """The articulation points of the graph of non-null squares (iterative DFS)."""
     start = next(s for s, o in enumerate(owner) if o != NULL)
     depth = {start: 0}
     low = {start: 0}
