@@ -151,7 +151,7 @@ def main() -> None:
     def choose(state: State, request: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         return choose_action(cast(BloxState, state), rng, think_time(request, fraction=0.5, default_s=0.5))
 
-    serve("blox", "blox-search", choose)
+    serve("blox", "blox-search", choose, rng=rng)
 
 
 if __name__ == "__main__":

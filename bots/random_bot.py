@@ -1,7 +1,9 @@
 """A bot that plays any game by picking uniformly from the legal actions.
 
 Standard library only and no project imports, so it starts in milliseconds and runs
-anywhere. Seeded by --seed N or the ARENA_BOT_SEED environment variable."""
+anywhere. Seeded by --seed N or the ARENA_BOT_SEED environment variable, afresh for each
+game from that seed and the game's place in the match (so `arena rerun` replays any
+game of a match)."""
 
 from __future__ import annotations
 
@@ -31,6 +33,10 @@ def main() -> None:
         kind = message.get("type")
         if kind == "request":
             reply = {"type": "action", "action": rng.choice(message["legal"])}
+        elif kind == "start":
+            if seed is not None:
+                rng.seed(f"{seed}/{message.get('match_game', 0)}")
+            continue
         elif kind == "hello":
             reply = {"type": "ready", "name": "random", "observation": False}
         elif kind == "quit":

@@ -29,7 +29,7 @@ if __package__ in (None, ""):
 
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import ABOVE_OK, ANY, BELOW_OK, Move, Tile, move_name
-from bots.tracking import seed_from_environment
+from bots.tracking import reseed, seed_from_environment
 from protocol.bot import Choice, run
 
 PLACED = 1.0
@@ -135,7 +135,7 @@ def main() -> None:
             return legal[0], {"comment": "engine disagreed with the referee"}
         return action
 
-    run(choose, name="the-tree-greedy", version="2")
+    run(choose, name="the-tree-greedy", version="2", on_start=lambda message: reseed(rng, message))
 
 
 if __name__ == "__main__":

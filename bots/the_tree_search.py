@@ -29,7 +29,7 @@ from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import DRAW, PASS, TILE_BY_NAME, TILES, Move, Tile, move_name, parse_placement, tile_of
 from bots.the_tree_greedy import RARITY, fit_count, spot_masks
 from bots.the_tree_greedy import choose_move as greedy_move
-from bots.tracking import seed_from_environment, think_time
+from bots.tracking import reseed, seed_from_environment, think_time
 from protocol.bot import Choice, run
 
 EXPLORATION = 0.5
@@ -198,6 +198,7 @@ def main() -> None:
 
     def on_start(message: dict[str, Any]) -> None:
         knowledge.start(int(message["seat"]), int(message["seats"]))
+        reseed(rng, message)
 
     def choose(request: dict[str, Any], start: dict[str, Any]) -> Choice:
         for event in request.get("events") or []:

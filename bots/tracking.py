@@ -48,10 +48,16 @@ class TrackedGame:
         return self.state
 
 
-def serve(game_id: str, name: str, choose: Chooser, version: str = "1") -> None:
+def serve(game_id: str, name: str, choose: Chooser, version: str = "1", rng: random.Random | None = None) -> None:
     """Run a bot for `game_id` over the protocol: track the game, ask `choose`, and fall
-    back to the first legal action if the copy ever disagrees with the referee."""
+    back to the first legal action if the copy ever disagrees with the referee; `rng`
+    (the bot's generator) is seeded afresh for each game (`reseed`)."""
     tracked = TrackedGame(game_id)
+
+    def on_start(message: dict[str, Any]) -> None:
+        tracked.on_start(message)
+        if rng is not None:
+            reseed(rng, message)
 
     def answer(request: dict[str, Any], start: dict[str, Any]) -> Choice:
         state = tracked.sync(request, start)
@@ -62,13 +68,22 @@ def serve(game_id: str, name: str, choose: Chooser, version: str = "1") -> None:
             return legal[0], {"comment": "lost track of the game; first legal action"}
         return choice
 
-    run(answer, name=name, version=version, on_start=tracked.on_start)
+    run(answer, name=name, version=version, on_start=on_start)
 
 
 def seed_from_environment() -> int | None:
     """ARENA_BOT_SEED, which the arena sets so that seeded bots reproduce a match."""
     text = os.environ.get("ARENA_BOT_SEED", "")
-    return int(text) if text.lstrip("-").isdigit() else None
+    return int(text) if text.isascii() and text.lstrip("-").isdigit() and len(text) < 20 else None
+
+
+def reseed(rng: random.Random, start: dict[str, Any]) -> None:
+    """Seed `rng` for the game `start` opens from ARENA_BOT_SEED and the game's place in
+    the match (`match_game`), so that `arena rerun` plays any game of a match again move
+    for move, not only a process's first; without ARENA_BOT_SEED it is left as it is."""
+    seed = seed_from_environment()
+    if seed is not None:
+        rng.seed(f"{seed}/{start.get('match_game', 0)}")
 
 
 RESERVE_S = 0.065
@@ -122,4 +137,4 @@ def serve_timed(game_id: str, name: str, choose_action: Callable[[Any, random.Ra
     def choose(state: State, request: dict[str, Any]) -> str:
         return choose_action(state, rng, think_time(request, fraction=0.5, default_s=60.0))
 
-    serve(game_id, name, choose)
+    serve(game_id, name, choose, rng=rng)

@@ -40,7 +40,7 @@ def main() -> None:
     def choose(state: State, request: dict[str, Any]) -> str:
         return choose_action(cast(TreebloxState, state), rng=rng)
 
-    serve("treeblox", "treeblox-greedy", choose)
+    serve("treeblox", "treeblox-greedy", choose, rng=rng)
 
 
 if __name__ == "__main__":

@@ -99,3 +99,18 @@ def test_a_league_game_is_played_again_with_the_league_key_and_its_bots(tmp_path
     result = runner.invoke(app, ["rerun", str(records)])
     assert result.exit_code == 2
     assert "--league FILE.toml" in " ".join(result.output.split())
+
+
+def test_any_game_of_a_match_of_shipped_bots_is_played_again_move_for_move(tmp_path: Path) -> None:
+    """The shipped bots seed their generator afresh at each start (ARENA_BOT_SEED and
+    match_game), so a later game of a match replays as well as a process's first."""
+    out = tmp_path / "games.pgn"
+    result = runner.invoke(app, ["play", "treeblox", "random", "greedy", "--seed", "7", "--bot-seed", "11",
+                                 "--games", "3", "--out", str(out), "-q", "--no-sandbox"], env=KEY)
+    assert result.exit_code == 0, result.output
+    for game in ("2", "3"):  # the same two processes played all three
+        again = tmp_path / f"again-{game}.pgn"
+        text = rerun(out, "--game", game, "--out", str(again))
+        assert "the game went as recorded: all" in text, text
+        original, replayed = read_record_file(out)[int(game) - 1], read_record_file(again)[0]
+        assert [p.action for p in replayed.plies] == [p.action for p in original.plies]
