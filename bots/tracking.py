@@ -98,22 +98,40 @@ class TimeUp(Exception):
     """The search's time ran out (raised by `time_box` wherever the search was)."""
 
 
+_boxed = False
+"""Whether a time box is open: its alarm raises TimeUp only then."""
+
+RING_AGAIN_S = 0.002
+"""The alarm rings again this often until the box closes: a TimeUp raised where Python
+cannot pass it on (a garbage collector's callback, a __del__) is lost, and the next
+ring tries again."""
+
+
 @contextmanager
 def time_box(seconds: float) -> Iterator[None]:
     """Raise TimeUp inside the block once `seconds` have passed (a real-time alarm), so a
     search whose steps vary a hundredfold in cost still stops on time: it must work on
     copies of the position and keep its best answer so far outside the block."""
+    global _boxed
 
     def ring(signum: int, frame: object) -> None:
-        raise TimeUp
+        if _boxed:
+            raise TimeUp
 
     previous = signal.signal(signal.SIGALRM, ring)
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0005))
+    _boxed = True
+    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0005), RING_AGAIN_S)
     try:
         yield
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+        while True:  # a ring while closing raises here: close again until it is closed
+            try:
+                _boxed = False
+                signal.setitimer(signal.ITIMER_REAL, 0)
+                signal.signal(signal.SIGALRM, previous)
+                break
+            except TimeUp:
+                continue
 
 
 def think_time(request: dict[str, Any], fraction: float = 0.3, default_s: float = 0.1) -> float:

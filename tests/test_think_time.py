@@ -59,3 +59,30 @@ def test_blox_search_answers_within_its_budget_from_the_first_move() -> None:
         action, _info = choose_action(state, rng, 0.035)
         assert time.thread_time() - started < 0.035 + 0.03
         state.apply(action)
+
+
+@pytest.mark.filterwarnings("ignore::pytest.PytestUnraisableExceptionWarning")  # the lost ring, reported
+def test_a_time_box_rings_again_when_a_ring_is_lost() -> None:
+    """A TimeUp raised inside a garbage collector's callback cannot get out (Python
+    reports it and goes on): the alarm rings again until the box closes."""
+    import gc
+    import time
+
+    from bots.tracking import TimeUp, time_box
+
+    started = time.monotonic()
+
+    def callback_across_the_ring(phase: str, info: dict[str, int]) -> None:
+        if phase == "start" and 0.01 < time.monotonic() - started < 0.02:
+            while time.monotonic() - started < 0.04:  # the ring at 20 ms lands here: lost
+                pass
+
+    gc.callbacks.append(callback_across_the_ring)
+    try:
+        with pytest.raises(TimeUp), time_box(0.02):
+            while time.monotonic() - started < 1.0:
+                gc.collect(0)
+            raise AssertionError("the time box never closed")
+    finally:
+        gc.callbacks.remove(callback_across_the_ring)
+    assert time.monotonic() - started < 0.5
