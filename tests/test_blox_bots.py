@@ -76,7 +76,7 @@ def test_bridge_plan_joins_the_starting_bricks() -> None:
 
 @pytest.mark.parametrize("bot", ["greedy", "search"])
 def test_each_bot_wins_the_bridge_variant_against_random(bot: str) -> None:
-    result = match("blox", [bot, "random"], 2, per_move=2.0, options={"variant": "bridge", "width": "14",
+    result = match("blox", [bot, "random"], 2, per_move=0.6, options={"variant": "bridge", "width": "14",
                                                                     "height": "14"})
     assert all(o.faults == [] and o.termination == "normal" for o in result.outcomes)
     assert totals(result)[0].wins == 2
@@ -103,7 +103,7 @@ def test_greedy_only_builds_and_leaves_the_threat() -> None:
 
 @pytest.mark.parametrize("bot", ["greedy", "search"])
 def test_each_bot_plays_both_seats_without_fault(bot: str) -> None:
-    result = match("blox", [bot, "random"], 2, per_move=2.0, options={"width": "12", "height": "12"})
+    result = match("blox", [bot, "random"], 2, per_move=0.5, options={"width": "12", "height": "12"})
     assert all(o.faults == [] and o.termination == "normal" for o in result.outcomes)
     assert all(verify(o.record) == [] for o in result.outcomes)
     assert totals(result)[0].wins == 2

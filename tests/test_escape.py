@@ -150,8 +150,8 @@ def test_leaving_the_cgroup_fails_and_a_fork_bomb_meets_the_process_limit(tmp_pa
 @needs_cgroups
 @pytest.mark.parametrize("seats", SEATINGS)
 def test_memory_across_child_processes_meets_one_limit(tmp_path: Path, seats: int) -> None:
-    hog = escape("memory", ZOO_MB="150", ZOO_CHILDREN="5")
-    result = play([*[honest()] * (seats - 1), hog], tmp_path, limits=Limits(memory_bytes=400 << 20))
+    hog = escape("memory", ZOO_MB="48", ZOO_CHILDREN="5")  # each under the limit, all of them over
+    result = play([*[honest()] * (seats - 1), hog], tmp_path, limits=Limits(memory_bytes=160 << 20))
     outcome = result.outcomes[0]
     assert outcome.termination == "memory-limit"
     assert outcome.faults[0].seat == seats - 1 and outcome.ranks[seats - 1] == seats

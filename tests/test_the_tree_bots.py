@@ -13,7 +13,7 @@ from tests.helpers.botmatch import match
 @pytest.mark.parametrize("bot", ["greedy", "search"])
 def test_each_bot_plays_two_and_four_seats_without_fault(bot: str) -> None:
     for others in (["random"], ["random", "random", "random"]):
-        result = match("the-tree", [bot, *others], 2, per_move=0.4)
+        result = match("the-tree", [bot, *others], 2, per_move=0.25)
         assert all(o.faults == [] and o.termination == "normal" for o in result.outcomes)
         assert all(verify(o.record) == [] for o in result.outcomes)
 

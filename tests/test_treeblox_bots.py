@@ -17,10 +17,10 @@ def match(first: str, second: str, games: int, per_move: float) -> MatchResult:
 
 @pytest.mark.parametrize("bot", ["greedy", "search"])
 def test_each_bot_plays_both_colours_without_fault(bot: str) -> None:
-    """Both colours, legal and in time at 0.5 s a move (the search bot thinks for a
+    """Both colours, legal and in time at 0.3 s a move (the search bot thinks for a
     fraction of it). Strength is measured over hundreds of games in the slow suite; the
     greedy bot, which does not depend on time, must also win both games here."""
-    result = match(bot, "random", 2, per_move=0.5)
+    result = match(bot, "random", 2, per_move=0.3)
     assert all(o.faults == [] and o.termination == "normal" for o in result.outcomes)
     assert all(verify(o.record) == [] for o in result.outcomes)
     if bot == "greedy":
