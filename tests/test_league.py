@@ -182,7 +182,8 @@ def test_a_league_runs_stores_every_game_once_and_prints_its_tables(tmp_path: Pa
     assert markdown.startswith("## test league") and "| 1 | greedy |" in markdown
 
 
-def test_three_seat_league_uses_openskill_and_mean_placing(tmp_path: Path) -> None:
+def test_three_seat_league_uses_openskill_and_mean_placing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ARENA_SECRET", "5e" * 16)  # the league's key, so the random bots' seeds, fixed
     path = league_with(tmp_path, 3, 3, 3)
     path.write_text(path.read_text().replace('{ name = "b1", command = "random" }',
                                              '{ name = "b1", command = "greedy" }'))
