@@ -86,24 +86,12 @@ def _cut(message: BotMessage) -> None:
         message.author = message.author[:READY_TEXT_CAP]
 
 
-def _info_parts(info: Info) -> list[str]:
-    """The info's scalar fields as the record shows them (`score=0.5`, `depth=3`, ...)."""
-    parts = []
-    if info.score is not None:
-        parts.append(f"score={info.score:g}")
-    if info.depth is not None:
-        parts.append(f"depth={info.depth}")
-    if info.nodes is not None:
-        parts.append(f"nodes={info.nodes}")
-    return parts
-
-
 def cut_info(info: Info) -> Info:
     """`info` itself when the record's text of it (`score=.. depth=.. nodes=.. pv=a,b
     comment`) is within INFO_CAP bytes; else the scalar fields, as much of the pv and
     of the comment as fits, and at the end of the comment `[arena: cut to INFO_CAP of N
     bytes]`, all within INFO_CAP bytes."""
-    scalars = _info_parts(info)
+    scalars = info.scalars()
     pv_bytes = 3 + sum(len(move.encode()) + 1 for move in info.pv) - 1 if info.pv else 0
     comment = info.comment.encode() if info.comment else b""
     texts = [len(s) for s in scalars] + ([pv_bytes] if info.pv else []) + ([len(comment)] if comment else [])

@@ -118,6 +118,17 @@ class Info(msgspec.Struct, omit_defaults=True):
     pv: list[str] | None = None
     comment: str | None = None
 
+    def scalars(self) -> list[str]:
+        """The scalar fields as a record's comment shows them (`score=0.5`, `depth=3`, ...)."""
+        parts = []
+        if self.score is not None:
+            parts.append(f"score={self.score:g}")
+        if self.depth is not None:
+            parts.append(f"depth={self.depth}")
+        if self.nodes is not None:
+            parts.append(f"nodes={self.nodes}")
+        return parts
+
 
 class Action(_Message, tag="action"):
     """Answer to Request: one action in the game's canonical notation. `legal` (when

@@ -87,13 +87,7 @@ _TIMED: Final = re.compile(r"((?:0|[1-9][0-9]{0,11})\.[0-9])ms(?: cpu=((?:0|[1-9
 
 def info_text(info: Info) -> str:
     """A bot's info as the comment shows it: `score=0.25 depth=4 nodes=12000 pv=a,b text`."""
-    parts = []
-    if info.score is not None:
-        parts.append(f"score={info.score:g}")
-    if info.depth is not None:
-        parts.append(f"depth={info.depth}")
-    if info.nodes is not None:
-        parts.append(f"nodes={info.nodes}")
+    parts = info.scalars()
     if info.pv:
         parts.append("pv=" + ",".join(info.pv))
     if info.comment:

@@ -9,8 +9,9 @@ Names load on first use (the ratings need numpy)."""
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from arena.lazy import lazy_names
 
 _WHERE = {
     "elo_fit": "arena.stats.ratings",
@@ -35,15 +36,4 @@ if TYPE_CHECKING:
     from arena.stats.tally import ResultTally
 
 
-def __getattr__(name: str) -> Any:
-    """A public name, imported from its module on first use."""
-    module = _WHERE.get(name)
-    if module is None:
-        raise AttributeError(f"module 'arena.stats' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *__all__})
+__getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)
