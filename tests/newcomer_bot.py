@@ -7,7 +7,9 @@ named by its first argument:
 - `chatty-start`: it answers `start`, which needs no answer;
 - `answers-unknown`: it answers a message of a type it does not know;
 - `dies-on-unknown`: it exits on a message of a type it does not know;
-- `two-lines`: it answers its second request with two lines;
+- `two-lines`: it answers its later requests with two lines, written at once (a second
+  line written later may reach the referee after its next request, and is then taken
+  for that request's answer: an illegal action, not a second line);
 - `seeded`: it plays a random legal action, its generator seeded at every `start` from
   ARENA_BOT_SEED and match_game (so a rerun of any game of a match replays its moves);
 - `legal-off-in GAME_ID`: in games of GAME_ID it opts out of the legal lists with its
@@ -67,9 +69,12 @@ for line in sys.stdin:
         answer: dict[str, object] = {"type": "action", "action": rng.choice(legal) if habit == "seeded" else legal[0]}
         if (habit == "legal-off-in" and game_id == argument or habit == "legal-off-peek") and "legal" in message:
             answer["legal"] = False
-        send(answer)
-        if habit == "two-lines" and message["ply"] > 2:
-            send({"type": "action", "action": legal[-1], "info": {"comment": "second thoughts"}})
+        if habit == "two-lines" and message["ply"] > 2:  # both lines in one write: they arrive together
+            second = {"type": "action", "action": legal[-1], "info": {"comment": "second thoughts"}}
+            sys.stdout.write(json.dumps(answer) + "\n" + json.dumps(second) + "\n")
+            sys.stdout.flush()
+        else:
+            send(answer)
     elif kind == "quit":
         break
     elif kind not in ("end",):
