@@ -145,7 +145,9 @@ def test_a_plain_bots_scratch_is_emptied_within_one_budget_for_both_folders() ->
 # ---- /proc, bounded ----------------------------------------------------------------------------
 
 HOLDER = """
-import os, sys, time
+import os, resource, sys, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)  # an ordinary user's soft limit is often 1024
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, min(hard, 4096)), hard))
 fds = [os.dup(0) for _ in range(int(sys.argv[1]))]
 print("ready", flush=True)
 time.sleep(60)

@@ -17,7 +17,7 @@ import pytest
 from arena.referee import toolchain
 from arena.referee.botnames import BOTS_DIR, resolve_bot
 from arena.referee.sandbox import probe
-from arena.referee.toolchain import resolve
+from arena.referee.toolchain import SYSTEM_DIRS, resolve
 from tests.helpers.escape import assert_game_sound, attack_report, honest, play
 
 needs_sandbox = pytest.mark.skipif(not probe().sandbox and os.environ.get("CI") != "true",
@@ -107,7 +107,11 @@ def test_a_virtual_environment_and_the_python_it_was_made_from(tmp_path: Path) -
     if sys.prefix == sys.base_prefix:
         pytest.skip("the tests do not run in a virtual environment")
     assert Path(sys.prefix).resolve() in [f.resolve() for f in chain.folders]
-    assert any(Path(os.path.realpath(sys.executable)).is_relative_to(f) for f in chain.folders)
+    interpreter = Path(os.path.realpath(sys.executable))
+    if any(interpreter.is_relative_to(system) for system in SYSTEM_DIRS):  # a venv of the system's Python
+        assert not any(folder.is_relative_to(system) for folder in chain.folders for system in SYSTEM_DIRS)
+    else:  # of a version manager's Python: its installation is shown too
+        assert any(interpreter.is_relative_to(f) for f in chain.folders)
 
 
 @needs_sandbox

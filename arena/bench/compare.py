@@ -265,7 +265,7 @@ def run_comparison(console: Console, rev: str, decisions: int, rounds: int, chec
         return 0
     problems = verdict(comparison)
     for problem in problems:
-        console.print(f"[bold red]regression:[/] {problem}", highlight=False)
+        console.print(f"[bold red]regression:[/] {problem}", markup=True, highlight=False)
     if not problems:
         console.print(f"check passed: referee CPU per decision within {THRESHOLD:.0%} of {baseline.label}")
     return 1 if problems else 0

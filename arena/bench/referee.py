@@ -205,7 +205,7 @@ def run_bench(console: Console, decisions: int) -> None:
         if echo is not None:
             bots.insert(0, ("echo (C)", echo))
         else:
-            console.print("[yellow]no C compiler: the C echo bot is skipped[/]")
+            console.print("no C compiler: the C echo bot is skipped", style="yellow")
         games_for = max(1, decisions // 32)
         table = Table(title="Referee per decision (BTT, 2 seats)")
         for column in ("bot", "bare loop RTT", "referee RTT", "ratio", "referee CPU", "rules CPU",
@@ -235,7 +235,7 @@ def run_bench(console: Console, decisions: int) -> None:
         if probe().sandbox:
             console.print(sandbox_table(bots, games_for))
         else:
-            console.print(f"[yellow]no sandbox here ({probe().why}): its cost is not measured[/]")
+            console.print(f"no sandbox here ({probe().why}): its cost is not measured", style="yellow")
         console.print(f"python {sys.version.split()[0]}, {os.cpu_count()} CPUs")
     finally:
         shutil.rmtree(folder, ignore_errors=True)

@@ -61,6 +61,6 @@ def main() -> None:
 
         with tempfile.NamedTemporaryFile("w", prefix="arena-crash-", suffix=".txt", delete=False) as report:
             traceback.print_exc(file=report)
-        errors.print(f"[bold red]internal error:[/] {type(exc).__name__}: {str(exc)[:200]} (a bug of the arena; "
-                     f"the traceback is in {report.name}: please report it)", highlight=False)
+        errors.print(f"internal error: {type(exc).__name__}: {str(exc)[:200]} (a bug of the arena; "
+                     f"the traceback is in {report.name}: please report it)", style="bold red", highlight=False)
         sys.exit(70)

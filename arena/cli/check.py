@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.table import Table
+from rich.text import Text
 
 from arena.cli.common import arena_errors, console, fail, json_output, print_json, warn_isolation
 from arena.cli.options import BotsFileArg, JsonArg, NoSandboxArg, ReadOnlyArg, StartupArg, takes
@@ -94,7 +95,7 @@ def _print_report(spec: BotSpec, report: Report, json_flag: bool) -> None:
         mark = "[dim]not run[/]" if check.skipped else "[green]pass[/]" if check.passed else "[bold red]FAIL[/]"
         failed = check.detail if check.skipped else "" if check.passed else \
             f"{check.detail}\nline: {check.line}" if check.line else check.detail
-        table.add_row(f"{check.name}\n[dim]{check.about}[/]", mark, failed)
+        table.add_row(Text(f"{check.name}\n") + Text(check.about, style="dim"), Text.from_markup(mark), failed)
     console.print(table)
     for note in report.notes:
         console.print(note, highlight=False)

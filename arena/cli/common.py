@@ -14,6 +14,7 @@ from typing import Any
 import typer
 from rich import box
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
@@ -46,11 +47,16 @@ def uncut(table: Table, width: int) -> Table:
 def _plain(cell: object) -> str:
     if isinstance(cell, Text):
         return cell.plain
-    return Text.from_markup(cell).plain if isinstance(cell, str) else ""
+    return cell if isinstance(cell, str) else ""
 
 
 class ArenaConsole(Console):
-    """The arena's consoles: every table printed is made uncut for the terminal's width."""
+    """The arena's consoles: every table printed is made uncut for the terminal's width.
+    Strings are text, not Rich markup (a bot's line "[/x]" or a path "bots[2]" is printed
+    as it is, never a MarkupError): styled output says markup=True, or is a Text."""
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(markup=False, **options)
 
     def print(self, *objects: Any, **options: Any) -> None:
         for item in objects:
@@ -65,7 +71,7 @@ errors = ArenaConsole(stderr=True, soft_wrap=True)
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print an error that names the problem and the fix; the caller raises the result."""
-    errors.print(f"[bold red]error:[/] {message}", highlight=False)
+    errors.print(f"[bold red]error:[/] {escape(message)}", markup=True, highlight=False)  # "arena[rl]" is text
     return typer.Exit(code)
 
 
@@ -81,7 +87,7 @@ def arena_errors() -> Iterator[None]:
 
 def warn(note: str) -> None:
     """A warning: something the user should know, that does not stop the command."""
-    errors.print(f"[yellow]warning:[/] {note}", highlight=False)
+    errors.print(f"[yellow]warning:[/] {escape(note)}", markup=True, highlight=False)
 
 
 def warn_isolation(limits: Limits) -> None:

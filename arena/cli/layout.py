@@ -112,7 +112,7 @@ class ArenaGroup(TyperGroup):
                 raise
             from arena.cli.common import errors
 
-            errors.print(f"[bold red]error:[/] {escape(usage_message(error))}", highlight=False)
+            errors.print(f"[bold red]error:[/] {escape(usage_message(error))}", markup=True, highlight=False)
             sys.exit(2)
         except typer.Abort:
             print("Aborted.", file=sys.stderr)

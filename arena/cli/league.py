@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 
 import typer
 from rich.live import Live
+from rich.markup import escape
 
 from arena.cli.common import arena_errors, console, errors, fail, warn, warn_isolation
 from arena.errors import ArenaError
@@ -113,7 +114,7 @@ def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str
 
     def announce(url: str) -> None:
         console.print(f"[bold]live page: {url}[/] (read-only; `arena serve` shows it after the league too)",
-                      highlight=False)
+                      markup=True, highlight=False)
 
     try:
         with Live(LiveLeagueView(league, progress), console=console, refresh_per_second=4) if live_view \
@@ -156,7 +157,8 @@ def serve_league_page(league: League, host: str, port: int) -> None:
     from arena.web.server import serve_during
 
     def announce(url: str) -> None:
-        console.print(f"[bold]live page of {league.name}: {url}[/] (Ctrl-C to stop)", highlight=False)
+        console.print(f"[bold]live page of {escape(league.name)}: {url}[/] (Ctrl-C to stop)", markup=True,
+                      highlight=False)
 
     try:
         run_sync(lambda: serve_during(beside_page(league).app, host, port, announce, trio.sleep_forever),

@@ -139,7 +139,7 @@ class _WebSeat:
         self.person, self.options = person, options
 
     def announce(self, url: str) -> None:
-        console.print(f"[bold]your seat is at {url}[/] (open it in a browser)", highlight=False)
+        console.print(f"[bold]your seat is at {url}[/] (open it in a browser)", markup=True, highlight=False)
         if not self.options.no_open:
             import webbrowser
 
