@@ -4,7 +4,9 @@ time in the record."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from arena.league.config import load_league
 from arena.records.files import read_record_file
 from arena.records.reader import read_records
 from arena.records.writer import write_record
+from arena.referee.cgroups import cgroup_support
 from arena.referee.sandbox import probe
 
 runner = CliRunner()
@@ -89,6 +92,39 @@ def test_each_move_records_the_bots_cpu_time_and_reads_back(tmp_path: Path) -> N
     assert any(p.cpu_ms is not None and p.cpu_ms >= 0 for p in bot_plies)
     text = write_record(record)
     assert " cpu=" in text and write_record(read_records(text)[0]) == text
+
+
+SPINNER = """
+import json, sys, time
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        print(json.dumps({"type": "ready", "name": "spinner"}), flush=True)
+    elif message["type"] == "request":
+        until = time.process_time() + 0.05  # 50 ms of CPU for every answer
+        while time.process_time() < until:
+            pass
+        print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
+"""
+
+
+@needs_sandbox
+def test_sandboxed_without_cgroups_the_cpu_time_is_the_programs_own(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ordinary user without a delegated cgroup: the CPU time of each move is read
+    from the program the sandbox started (not from bubblewrap, which spends none)."""
+    import arena.referee.proctree as proctree
+
+    no_cgroups = dataclasses.replace(cgroup_support(), version=0)
+    monkeypatch.setattr(proctree, "cgroup_support", lambda: no_cgroups)
+    (tmp_path / "bot").mkdir()
+    bot = tmp_path / "bot" / "spinner.py"
+    bot.write_text(SPINNER)
+    out = tmp_path / "g.pgn"
+    play(f"{sys.executable} {bot}", "random", "--out", str(out), "-q", "--time-per-move", "5s")
+    cpu = [p.cpu_ms for p in read_record_file(out)[0].plies if not p.chance]
+    assert None not in cpu, cpu
+    assert len([ms for ms in cpu if ms is not None and ms >= 40]) >= 5, cpu  # the spinner's moves
 
 
 @needs_sandbox

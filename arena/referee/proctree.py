@@ -17,6 +17,7 @@ import signal
 import subprocess
 from collections.abc import Callable
 
+from arena.referee import procfs
 from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
 from arena.referee.command import BotCommand
 from arena.referee.reaper import PR_SET_PDEATHSIG, Burial, Reaper, prctl
@@ -112,20 +113,31 @@ class ProcessTree:
         self.cleanups = []
 
     def cpu_seconds(self, sandboxed: bool) -> float | None:
-        """CPU time the bot has used: its whole tree through its cgroup, else its own
-        process (and its reaped children) through /proc (not in a sandbox, where the
-        first process is bubblewrap's)."""
+        """CPU time the bot has used: its whole tree through its cgroup, else its main
+        process (and its reaped children) through /proc: the first process, or in a
+        sandbox the program bubblewrap started (the child of its init)."""
         if self.cgroup is not None:
             return self.cgroup.cpu_seconds()
-        if self.proc is None or sandboxed or self._buried:
+        if self.proc is None or self._buried:
             return None
         try:
             if self._stat_fd < 0:
-                self._stat_fd = os.open(f"/proc/{self.proc.pid}/stat", os.O_RDONLY)
+                main = self._sandboxed_program() if sandboxed else self.proc.pid
+                if main is None:
+                    return None
+                self._stat_fd = os.open(f"/proc/{main}/stat", os.O_RDONLY)
             fields = os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
-        except OSError:
+        except (OSError, IndexError):
             return None
         return sum(int(f) for f in fields[11:15]) / CLOCK_TICKS
+
+    def _sandboxed_program(self) -> int | None:
+        """The host pid of the program a sandbox runs: bubblewrap, its init, then the
+        program (found once, after the bot said ready; later processes are its own)."""
+        assert self.proc is not None
+        init = procfs.children(self.proc.pid, most=1)
+        program = procfs.children(init[0], most=1) if init else []
+        return program[0] if program else None
 
     def limits_hit(self) -> tuple[bool, bool]:
         """Whether the tree hit its memory limit, and its process limit."""

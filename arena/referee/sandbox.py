@@ -141,7 +141,8 @@ def _layers(root: bool, run_as: tuple[int, int] | None, disable: bool,
                             f"({why}): a bot can mount its own tmpfs (memory still counted by its cgroup, where "
                             "there is one) and proc; needs bubblewrap 0.8 and Linux 4.9 or later"))
     layers.append(Layer("/proc/sys, /dev", True, "read-only: no kernel setting can be written"))
-    layers.append(Layer("/dev/shm", True, "the bot's own, of the size of its /scratch, memory counted by its cgroup"))
+    layers.append(Layer("/dev/shm", True, "the bot's own, of the size of its /scratch, memory counted by its "
+                                          "cgroup where it has one"))
     return tuple(layers)
 
 
