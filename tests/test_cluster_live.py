@@ -16,19 +16,9 @@ from arena.cluster.executor import LiveGames
 from arena.league.schedule import ScheduledGame
 from arena.records.files import read_record_file
 from arena.records.record import Ply
+from tests.helpers.scripts import first_legal_bot
 
-PAUSED = """
-import json, sys, time
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "name": "paused"}), flush=True)
-    elif message["type"] == "request":
-        time.sleep(0.1)
-        print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
-    elif message["type"] == "quit":
-        break
-"""
+PAUSED = first_legal_bot("paused", "time.sleep(0.1)", imports="time")
 
 
 @dataclass

@@ -15,19 +15,10 @@ from arena.league.config import load_league
 from arena.league.registry import RegistryError, load_registry
 from arena.records.files import read_record_file
 from arena.referee.spec import Limits
+from tests.helpers.scripts import first_legal_bot
 
 runner = CliRunner()
-BOT = """
-import json, os, sys
-for line in sys.stdin:
-    m = json.loads(line)
-    if m["type"] == "hello":
-        print(json.dumps({"type": "ready", "name": "reg"}), flush=True)
-    elif m["type"] == "request":
-        print(json.dumps({"type": "action", "action": m["legal"][int(os.environ.get("PICK", "0"))]}), flush=True)
-    elif m["type"] == "quit":
-        break
-"""
+BOT = first_legal_bot("reg", pick='int(os.environ.get("PICK", "0"))')
 
 
 def write_registry(folder: Path) -> Path:

@@ -30,12 +30,16 @@ SETTINGS: list[tuple[str, int, dict[str, Any]]] = (
 IDS = [f"{g}-{n}{''.join(f'-{k}={v}' for k, v in o.items())}" for g, n, o in SETTINGS]
 
 
+def run_suites(game: str, players: int, options: dict[str, Any], cycles: int) -> None:
+    """PettingZoo's api_test and seed_test, `cycles` steps each."""
+    api_test(env(game, players=players, **options), num_cycles=cycles)
+    seed_test(lambda: env(game, players=players, **options), num_cycles=cycles)
+
+
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("game,players,options", SETTINGS, ids=IDS)
 def test_api_and_seed_tests_pass(game: str, players: int, options: dict[str, Any]) -> None:
-    cycles = 40 if game in ("blox", "roots") else 150
-    api_test(env(game, players=players, **options), num_cycles=cycles)
-    seed_test(lambda: env(game, players=players, **options), num_cycles=cycles)
+    run_suites(game, players, options, 40 if game in ("blox", "roots") else 150)
 
 
 class SteppedClock:
@@ -70,9 +74,7 @@ def test_performance_benchmark_runs(game: str, players: int, options: dict[str, 
 @pytest.mark.filterwarnings("ignore::UserWarning")
 @pytest.mark.parametrize("game,players,options", SETTINGS, ids=IDS)
 def test_the_suites_for_thousands_of_steps(game: str, players: int, options: dict[str, Any]) -> None:
-    cycles = 300 if game in ("blox", "roots") else 3000
-    api_test(env(game, players=players, **options), num_cycles=cycles)
-    seed_test(lambda: env(game, players=players, **options), num_cycles=cycles)
+    run_suites(game, players, options, 300 if game in ("blox", "roots") else 3000)
     start = time.monotonic()
     performance_benchmark(env(game, players=players, **options))
     assert time.monotonic() - start >= 5

@@ -19,6 +19,7 @@ from arena.records.reader import read_records
 from arena.records.writer import write_record
 from arena.referee.cgroups import cgroup_support
 from arena.referee.sandbox import probe
+from tests.helpers.scripts import first_legal_bot
 
 runner = CliRunner()
 needs_sandbox = pytest.mark.skipif(not probe().sandbox and os.environ.get("CI") != "true",
@@ -94,18 +95,11 @@ def test_each_move_records_the_bots_cpu_time_and_reads_back(tmp_path: Path) -> N
     assert " cpu=" in text and write_record(read_records(text)[0]) == text
 
 
-SPINNER = """
-import json, sys, time
-for line in sys.stdin:
-    message = json.loads(line)
-    if message["type"] == "hello":
-        print(json.dumps({"type": "ready", "name": "spinner"}), flush=True)
-    elif message["type"] == "request":
-        until = time.process_time() + 0.05  # 50 ms of CPU for every answer
-        while time.process_time() < until:
-            pass
-        print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
-"""
+SPINNER = first_legal_bot("spinner", """
+    until = time.process_time() + 0.05  # 50 ms of CPU for every answer
+    while time.process_time() < until:
+        pass
+""", imports="time")
 
 
 @needs_sandbox
