@@ -19,6 +19,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
+from arena.files import extract_data
 
 READY = "ready"
 """The file that marks a finished build (a build cut short is started afresh)."""
@@ -67,7 +68,7 @@ def export(repo: Path, commit: str, target: Path) -> None:
         raise RevisionError(f"git archive {commit[:12]} failed: {done.stderr.decode(errors='replace').strip()[-300:]}")
     target.mkdir(parents=True)
     with tarfile.open(fileobj=io.BytesIO(done.stdout)) as archive:
-        archive.extractall(target, filter="data")
+        extract_data(archive, target)
 
 
 def pip_builder(source: Path, venv: Path) -> None:

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import bots as shipped_bots_package
 from arena.errors import ArenaError
+from arena.files import extract_data
 from arena.league.executor import Job
 from arena.league.schedule import ScheduledGame
 from arena.referee.botfolder import placed
@@ -130,7 +131,7 @@ def unpack(name: str, data: bytes, cache: Path) -> Path:
     target.parent.mkdir(parents=True, exist_ok=True)
     work = target.with_name(f".{target.name}.{os.getpid()}")
     with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as archive:
-        archive.extractall(work, filter="data")
+        extract_data(archive, work)
     try:
         os.rename(work, target)
     except OSError:  # another task unpacked it first
