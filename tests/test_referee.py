@@ -17,6 +17,7 @@ from arena.games import get_game
 from arena.records.record import Ply
 from arena.records.replay import state_at, verify
 from arena.referee.botnames import resolve_bot
+from arena.referee.cgroups import cgroup_support
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
 from arena.referee.process import process_table, processes_in_group
@@ -24,6 +25,10 @@ from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+needs_cgroups = pytest.mark.skipif(cgroup_support().version == 0 and os.environ.get("CI") != "true",
+                                   reason="limits per bot tree need cgroups")
 
 
 def zoo(name: str, ply: int = 3, **env: str) -> BotSpec:
@@ -93,7 +98,6 @@ def test_where_no_cgroup_holds_a_bot_its_setsid_children_die_with_it(tmp_path: P
     import uuid
 
     import arena.referee.proctree as proctree
-    from arena.referee.cgroups import cgroup_support
     from tests.helpers.processes import processes_with
 
     no_cgroups = dataclasses.replace(cgroup_support(), version=0)
@@ -163,6 +167,7 @@ def test_stderr_flood_is_capped_and_the_game_is_normal(tmp_path: Path) -> None:
     assert_no_leftovers(result)
 
 
+@needs_cgroups  # per-process limits: tests/test_per_process_limits.py
 def test_fork_loop_is_held_by_the_process_limit(tmp_path: Path) -> None:
     result = run([random_bot(), zoo("fork_loop", ply=1)], per_move=0.5, tmp=tmp_path, limits=Limits(processes=12))
     assert result.outcomes[0].termination == "process-limit"
@@ -172,6 +177,7 @@ def test_fork_loop_is_held_by_the_process_limit(tmp_path: Path) -> None:
     assert_no_leftovers(result)
 
 
+@needs_cgroups  # per-process limits: tests/test_per_process_limits.py
 def test_memory_limit_stops_a_hog_that_plays_on_under_the_default_limit(tmp_path: Path) -> None:
     limited = run([random_bot(), zoo("memory_hog", ply=2)], tmp=tmp_path, limits=Limits(memory_bytes=200 << 20),
                   per_move=5.0)

@@ -51,9 +51,9 @@ def doctor_command() -> None:
                       f"bot's whole process tree ({where}); {cpu}; hitting a limit is memory-limit or "
                       "process-limit")
     else:
-        table.add_row("limits", Text("per process", "yellow"), f"{support.why}. Memory is RLIMIT_AS per process and "
-                      "processes RLIMIT_NPROC per user (not binding for root); CPU per decision is the bot's main "
-                      "process only")
+        table.add_row("limits", Text("per process", "yellow"), f"{support.why}. Memory is RLIMIT_DATA per process "
+                      "(and 4 GiB of address space beyond it) and processes RLIMIT_NPROC over the user's own (not "
+                      "binding for root); CPU per decision is the bot's main process only")
     key = os.environ.get(SECRET_ENV)
     path = secret_path()
     table.add_row("chance key", Text("set", "green") if key or path.exists() else Text("not made yet", "yellow"),

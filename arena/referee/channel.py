@@ -63,6 +63,10 @@ class LineChannel(Protocol):
     def limits_hit(self) -> tuple[bool, bool]:
         """Whether the bot hit its memory limit, and its process limit."""
 
+    def limits_per_process(self) -> bool:
+        """Whether the limits hold per process (no cgroup counts the bot's tree), so a
+        limit hit is known only by what the bot's runtime said of it."""
+
     async def clear_scratch(self) -> bool:
         """Empty the bot's writable folders before a game (off the event loop, within a
         budget); False when that cannot be done (the player then starts a fresh bot)."""
@@ -210,6 +214,9 @@ class MemoryChannel:
 
     def limits_hit(self) -> tuple[bool, bool]:
         return False, False
+
+    def limits_per_process(self) -> bool:
+        return False
 
     async def clear_scratch(self) -> bool:
         return True  # a fake bot has no folders

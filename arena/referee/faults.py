@@ -3,6 +3,7 @@ clock) and as a record of the seat it cost (kept in the game's outcome)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from arena.termination import Termination
@@ -29,3 +30,18 @@ class SeatFault:
     @property
     def when(self) -> str:
         return "at start-up" if self.ply == 0 else f"at ply {self.ply}"
+
+
+OUT_OF_MEMORY = re.compile(r"MemoryError|OutOfMemory|out of memory|cannot allocate memory|bad_alloc|"
+                           r"memory allocation of \d+ bytes failed|Fatal process OOM|allocation failed", re.I)
+"""How runtimes say an allocation was refused (Python, Java, C++, Rust, Go, V8, libc)."""
+NO_MORE_PROCESSES = re.compile(r"can't start new thread|Resource temporarily unavailable|fork: retry|"
+                               r"BlockingIOError|EAGAIN|pthread_create|failed to create thread", re.I)
+"""How runtimes say a process or thread was refused."""
+
+
+def said_limit_hit(detail: str, memory: bool, processes: bool) -> tuple[bool, bool]:
+    """Where limits hold per process (no cgroup), a refused allocation or fork shows only
+    in what the bot's runtime wrote before it died: whether the fault's detail (its
+    stderr's end) says it ran out of memory, or of processes, for the limits set."""
+    return memory and bool(OUT_OF_MEMORY.search(detail)), processes and bool(NO_MORE_PROCESSES.search(detail))

@@ -11,7 +11,7 @@ import trio
 
 from arena import __version__
 from arena.referee.channel import Launch, Launcher, LineChannel
-from arena.referee.faults import BotFault
+from arena.referee.faults import BotFault, said_limit_hit
 from arena.referee.process import launch_process
 from arena.referee.spec import BotSpec, Limits
 from arena.termination import Termination
@@ -174,8 +174,14 @@ class BotPlayer:
         if self.channel is None:
             return fault
         memory, processes = self.channel.limits_hit()
+        if not (memory or processes) and self.channel.limits_per_process():
+            memory, processes = said_limit_hit(fault.detail, self.limits.memory_bytes is not None,
+                                               self.limits.processes is not None)
         if memory:
             mb = (self.limits.memory_bytes or 0) >> 20
+            if self.channel.limits_per_process():
+                return BotFault(Termination.MEMORY_LIMIT, f"it ran out of its memory limit ({mb} MiB for each "
+                                                          f"of its processes: no cgroup here); {fault.detail}")
             return BotFault(Termination.MEMORY_LIMIT, f"it went over its memory limit ({mb} MiB for all its "
                                                       f"processes) and was killed; {fault.detail}")
         if processes:

@@ -194,6 +194,9 @@ class BotProcess(PipeChannel):
         """Whether the bot's tree hit its memory limit, and its process limit."""
         return self.tree.limits_hit()
 
+    def limits_per_process(self) -> bool:
+        return self.tree.per_process_limits
+
     async def _background(self) -> None:
         """Stderr drain and exit watcher; they end quietly when kill() closes their fds."""
         if self._tasks.cancel_called:  # killed before this task first ran

@@ -129,3 +129,21 @@ def pipes_held(pids: Iterable[int], inodes: set[int],
                         if held == inodes:
                             return held
     return held
+
+
+def tasks_of_user(uid: int, most_pids: int = 1 << 17) -> int:
+    """The tasks (threads) a user runs now, as RLIMIT_NPROC counts them: a per-process
+    limit on a bot's processes must add what its user already runs (a desktop user's
+    browser alone runs hundreds). Reads at most `most_pids` entries of /proc."""
+    total = 0
+    with contextlib.suppress(OSError):
+        with os.scandir("/proc") as entries:
+            for count, entry in enumerate(entries):
+                if count >= most_pids:
+                    break
+                if not entry.name.isdigit():
+                    continue
+                with contextlib.suppress(OSError):
+                    if entry.stat().st_uid == uid:
+                        total += len(os.listdir(f"/proc/{entry.name}/task"))
+    return total

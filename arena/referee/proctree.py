@@ -26,22 +26,39 @@ from arena.referee.spec import Limits
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
+ADDRESS_SPACE_HEADROOM = 4 << 30
+"""Without a cgroup, the memory limit is each process's RLIMIT_DATA (what it writes:
+heap, private mappings) and its address space may exceed it by this much: runtimes
+reserve address space they never touch (node needs about 700 MiB of it to start, the
+JVM and Go more), and an RLIMIT_AS of the memory limit kept them from starting."""
+SANDBOX_TASKS = 2
+"""Tasks a sandbox adds to a bot's own: bubblewrap's second process and its init."""
+
+
 def _child_setup(limits: Limits, cgroup: BotCgroup | None, command: BotCommand) -> Callable[[], None]:
     """Runs in the child between fork and exec: die with the referee, join the bot's
     cgroup (so every process it starts is counted), and where there is no cgroup, the
     per-process limits instead; then the command's own set-up (its mounts, and the drop
     to an unprivileged user when the arena runs as root)."""
     procs_files = cgroup.procs_files if cgroup is not None else []
+    nproc = 0
+    if limits.processes is not None and not procs_files:  # counted here: after fork, only the limit is set
+        uid = command.run_as[0] if command.run_as is not None else os.getuid()
+        nproc = procfs.tasks_of_user(uid) + limits.processes + SANDBOX_TASKS
+        hard = resource.getrlimit(resource.RLIMIT_NPROC)[1]
+        nproc = nproc if hard == resource.RLIM_INFINITY else min(nproc, hard)
 
     def setup() -> None:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         join_cgroup(procs_files)
         if limits.memory_bytes is not None and not procs_files:
-            resource.setrlimit(resource.RLIMIT_AS, (limits.memory_bytes, limits.memory_bytes))
+            resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_bytes, limits.memory_bytes))
+            address_space = limits.memory_bytes + ADDRESS_SPACE_HEADROOM
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
         if limits.cpu_seconds is not None:
             resource.setrlimit(resource.RLIMIT_CPU, (limits.cpu_seconds, limits.cpu_seconds + 1))
-        if limits.processes is not None and not procs_files:
-            resource.setrlimit(resource.RLIMIT_NPROC, (limits.processes, limits.processes))
+        if nproc:  # the user's tasks now, plus the bot's share
+            resource.setrlimit(resource.RLIMIT_NPROC, (nproc, nproc))
         command.in_child()
 
     return setup
@@ -63,6 +80,8 @@ class ProcessTree:
         self.cleanups: list[Callable[[], None]] = []
         """Run by the reaper once the tree is dead (the scratch folders' removal)."""
         self._buried = False
+        self.per_process_limits = False
+        """Whether its limits are rlimits of each process (no cgroup could be made)."""
 
     @property
     def pid(self) -> int | None:
@@ -81,6 +100,7 @@ class ProcessTree:
                 self.cgroup = BotCgroup(support, limits.memory_bytes, limits.processes, limits.cpus)
             except OSError:
                 self.cgroup = None
+        self.per_process_limits = self.cgroup is None
         self.cleanups.append(command.release)  # once the process is reaped
         pipes = [os.pipe() for _ in range(3)]
         ours = (pipes[0][1], pipes[1][0], pipes[2][0])

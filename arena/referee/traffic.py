@@ -136,6 +136,9 @@ class LoggedChannel:
     def limits_hit(self) -> tuple[bool, bool]:
         return self.inner.limits_hit()
 
+    def limits_per_process(self) -> bool:
+        return self.inner.limits_per_process()
+
     async def clear_scratch(self) -> bool:
         return await self.inner.clear_scratch()
 
