@@ -194,19 +194,25 @@ def seed() -> None:
     report(f"deals recomputed that hold my hand: {hits}")
 
 
+def fill_file(path: str, most_mb: int) -> tuple[int, str]:
+    """Write up to `most_mb` MiB to `path`: the MiB written, and the error that stopped it ("" if none)."""
+    chunk = b"x" * (1 << 20)
+    written = 0
+    try:
+        with open(path, "wb") as handle:
+            while written < most_mb:
+                handle.write(chunk)
+                handle.flush()
+                written += 1
+    except OSError as exc:
+        return written, type(exc).__name__
+    return written, ""
+
+
 def disk() -> None:
     def fill(folder: str) -> str:
-        chunk = b"x" * (1 << 20)
-        written = 0
-        try:
-            with open(os.path.join(folder, "fill"), "wb") as handle:
-                while written < 1 << 14:  # stop at 16 GiB, well past any limit
-                    handle.write(chunk)
-                    handle.flush()
-                    written += 1
-        except OSError as exc:
-            return f"{folder} filled {written} MiB: {type(exc).__name__}"
-        return f"{folder} filled {written} MiB"
+        written, error = fill_file(os.path.join(folder, "fill"), 1 << 14)  # 16 GiB, well past any limit
+        return f"{folder} filled {written} MiB" + (f": {error}" if error else "")
 
     report("; ".join(fill(f) for f in (os.environ.get("ARENA_SCRATCH", "/scratch"), "/tmp")))
 
@@ -275,17 +281,8 @@ def kernel() -> None:
         return "a tmpfs"
 
     def shm() -> str:
-        chunk = b"x" * (1 << 20)
-        written = 0
-        try:
-            with open("/dev/shm/fill", "wb") as handle:
-                while written < int(os.environ.get("ZOO_MB", "64")):
-                    handle.write(chunk)
-                    handle.flush()
-                    written += 1
-        except OSError as exc:
-            return f"{written} MiB then {type(exc).__name__}"
-        return f"{written} MiB"
+        written, error = fill_file("/dev/shm/fill", int(os.environ.get("ZOO_MB", "64")))
+        return f"{written} MiB" + (f" then {error}" if error else "")
 
     report("; ".join(attempt(what, fn) for what, fn in (
         ("core_pattern", lambda: write("/proc/sys/kernel/core_pattern")),
