@@ -71,7 +71,8 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_a_shim_is_asked_through_its_managers_own_which(home: Path, tmp_path: Path) -> None:
     root = fake_pyenv(home)
-    chain = resolve("python3", tmp_path, f"{root / 'shims'}:/usr/bin:/bin")
+    (tmp_path / "bot").mkdir()
+    chain = resolve("python3", tmp_path / "bot", f"{root / 'shims'}:/usr/bin:/bin")
     version = root / "versions" / "9.9.9"
     assert chain.program == str(version / "bin" / "python3")
     assert version in chain.folders and home not in chain.folders

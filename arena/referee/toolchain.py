@@ -5,16 +5,23 @@ on PATH. From there the arena follows, as the system would when it runs it:
 
 - version-manager shims (pyenv, rbenv, nodenv, goenv, asdf: a script that ends in
   `exec MANAGER exec NAME`; mise and volta: a link to the manager), asked through the
-  manager's own `which`, from the bot's folder (so its `.python-version` counts);
+  manager's own `which`, from the bot's folder (so its `.python-version` counts). The
+  manager runs on the host, outside any sandbox, so a shim is followed only where the
+  user's own files put it: found on PATH (or by `#!/usr/bin/env`), or named by an
+  absolute path outside the bot's folder and the machine's shared writable folders;
+  and its manager must be a known one, by an absolute path outside those folders too
+  (a bot folder's "shim" that names its own program would run that program unsandboxed);
 - symbolic links, to the real file;
 - `#!` lines, `#!/usr/bin/env NAME` included, to the interpreter they name;
 - a virtual environment (`pyvenv.cfg` beside its `bin`), to the Python it was made from.
 
-Each file found belongs to an installation: the folder above its `bin` (a pyenv or
+Each program found belongs to an installation: the folder above its `bin` (a pyenv or
 conda version, an nvm node, a rustup toolchain, a venv), or the folder it lies in. That
-installation is shown read-only; nothing else of the home folder is: where the
-installation would be the home folder itself, `~/.local` or a folder holding the
-arena's own key, the program's file alone is shown.
+installation is shown read-only, only for an executable file (a `#!` line or a venv's
+`home` naming any other file shows nothing: no way to name a folder such as ~/.ssh);
+nothing else of the home folder is: where the installation would be the home folder
+itself, `~/.local` or a folder holding the arena's own key, the program's file alone
+is shown.
 """
 
 from __future__ import annotations
@@ -47,6 +54,11 @@ _SHIM = re.compile(rb'^\s*exec\s+"?([^"\s]+)"?\s+exec\s', re.MULTILINE)
 """The last line of a pyenv/rbenv/nodenv/goenv/asdf shim: `exec "MANAGER" exec "$program" "$@"`."""
 LINKED_MANAGERS = {"mise": "mise", "rtx": "rtx", "volta-shim": "volta"}
 """Managers whose shims are links to one binary: the link's target, and the manager to ask."""
+MANAGERS = frozenset({"pyenv", "rbenv", "nodenv", "goenv", "plenv", "jenv", "asdf", "mise", "rtx", "volta"})
+"""The version managers whose `which` the arena asks (by the file name of the manager)."""
+WRITABLE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run")
+"""Shared folders anyone, bots' scratch copies included, may write into: no shim or
+manager there is trusted."""
 
 
 @dataclass(frozen=True)
@@ -102,9 +114,11 @@ def _resolve(program: str, base: str, search_path: str, _versions: tuple[str, ..
     folders: list[Path] = []
     path: list[str] = []
     current: Path = found
+    on_path = "/" not in program  # found by the user's PATH, not named by the bot's files
     program_path: Path | None = None
     for _ in range(MAX_STEPS):
-        shimmed = _through_shim(current, Path(base), search_path)
+        shimmed = _through_shim(current, Path(base), search_path, on_path) \
+            if _trusted(current, Path(base), on_path) else None
         if shimmed is not None:
             steps.append(f"{current}: a shim; its manager runs {shimmed}")
             current = shimmed
@@ -117,7 +131,7 @@ def _resolve(program: str, base: str, search_path: str, _versions: tuple[str, ..
             steps.append(f"{current}: a link to {real}")
         for folder in installations(current, real):
             _add(folders, folder)
-        interpreter = _interpreter(real, search_path)
+        interpreter, on_path = _interpreter(real, search_path)
         if interpreter is None:
             break
         steps.append(f"{real}: its #! line runs {interpreter}")
@@ -140,9 +154,29 @@ def _locate(program: str, base: Path, search_path: str) -> Path | None:
     return Path(os.path.abspath(found)) if found else None
 
 
-def _through_shim(file: Path, base: Path, search_path: str) -> Path | None:
+def _outside(path: Path, base: Path) -> bool:
+    """Whether `path` (really) lies outside the bot's folder and the shared writable folders."""
+    real = Path(os.path.realpath(path))
+    return not any(within(real, Path(folder)) for folder in (os.path.realpath(base), *WRITABLE_DIRS))
+
+
+def _inside(path: Path, base: Path) -> bool:
+    """Whether `path` (really) lies in the bot's folder."""
+    return within(Path(os.path.realpath(path)), Path(os.path.realpath(base)))
+
+
+def _trusted(file: Path, base: Path, on_path: bool) -> bool:
+    """Whether a file may be taken for a shim, whose manager the arena runs on the host:
+    found on the user's PATH, or named by an absolute path outside the bot's folder and
+    the shared writable folders (never a file the bot or its scratch could have written)."""
+    return _outside(file, base) if not on_path else not _inside(file, base)
+
+
+def _through_shim(file: Path, base: Path, search_path: str, on_path: bool) -> Path | None:
     """What a version manager's shim runs for the bot (asked through the manager's own
-    `which`), or None when `file` is no shim."""
+    `which`), or None when `file` is no shim or names no known manager outside the
+    bot's reach (a shim found on the user's PATH is the user's: its manager may lie
+    anywhere but in the bot's folder)."""
     manager: str | None = None
     real = Path(os.path.realpath(file))
     if real.name in LINKED_MANAGERS and file.name != real.name:
@@ -153,7 +187,7 @@ def _through_shim(file: Path, base: Path, search_path: str) -> Path | None:
         head = _head(real, 4096)
         if head.startswith(b"#!") and (match := _SHIM.search(head)) is not None:
             manager = match.group(1).decode(errors="replace")
-    if manager is None:
+    if manager is None or not _known_manager(Path(manager), base, strict=not on_path):
         return None
     try:
         done = subprocess.run([manager, "which", file.name], cwd=base, capture_output=True, text=True,
@@ -174,21 +208,30 @@ def _head(path: Path, size: int) -> bytes:
         return b""
 
 
-def _interpreter(real: Path, search_path: str) -> Path | None:
-    """The program a `#!` line names (`/usr/bin/env NAME` looked up on PATH), or None."""
+def _known_manager(manager: Path, base: Path, strict: bool) -> bool:
+    """A manager the arena may run on the host: a known one, by an absolute path to an
+    executable file outside the bot's folder (and, `strict`, the shared writable folders)."""
+    if not (manager.is_absolute() and manager.name in MANAGERS and manager.is_file() and os.access(manager, os.X_OK)):
+        return False
+    return _outside(manager, base) if strict else not _inside(manager, base)
+
+
+def _interpreter(real: Path, search_path: str) -> tuple[Path | None, bool]:
+    """The program a `#!` line names, or None; and whether it was found on PATH
+    (`#!/usr/bin/env NAME`) rather than named by the file."""
     head = _head(real, 256)
     if not head.startswith(b"#!"):
-        return None
+        return None, False
     words = head[2:].split(b"\n", 1)[0].decode(errors="replace").split()
     if not words:
-        return None
+        return None, False
     if Path(words[0]).name == "env":
         names = [w for w in words[1:] if not w.startswith("-") and "=" not in w]
         if not names:
-            return None
+            return None, False
         found = shutil.which(names[0], path=search_path)
-        return Path(os.path.abspath(found)) if found else None
-    return Path(words[0]) if os.path.isabs(words[0]) and os.path.exists(words[0]) else None
+        return (Path(os.path.abspath(found)), True) if found else (None, False)
+    return (Path(words[0]), False) if os.path.isabs(words[0]) and os.path.exists(words[0]) else (None, False)
 
 
 def installations(found: Path, real: Path) -> list[Path]:
@@ -212,8 +255,8 @@ def installations(found: Path, real: Path) -> list[Path]:
 
 
 def _installation(file: Path, real: Path) -> list[Path]:
-    if is_system(real):
-        return []
+    if is_system(real) or not (real.is_file() and os.access(real, os.X_OK)):
+        return []  # only a program has an installation: a `#!` line or a venv's home names no data file
     folder = real.parent.parent if real.parent.name == "bin" else real.parent
     if not safe_to_show(folder):
         return [real] if real.exists() else []
