@@ -182,3 +182,19 @@ def test_a_bot_failing_on_a_hidden_path_is_told_which_and_how_to_allow_it(tmp_pa
     assert checked.exit_code == 1
     handshake = next(c for c in json.loads(checked.stdout)["checks"] if c["name"] == "handshake")
     assert f"--ro {data}" in handshake["detail"]
+
+
+def test_the_private_copy_keeps_no_set_user_id_bit(tmp_path: Path) -> None:
+    """The arena copies a bot's folder as its own user: root's copy of a bot's
+    set-user-ID program would be a set-user-ID root program on the host."""
+    from arena.referee.botfolder import private_copy
+
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    program = folder / "run"
+    program.write_text("#!/bin/sh\n")
+    program.chmod(0o6755)
+    copy = private_copy(folder, tmp_path / "copy", readable_by_all=True)
+    assert copy is not None
+    mode = (copy / "run").stat().st_mode
+    assert mode & 0o7000 == 0 and mode & 0o755 == 0o755, oct(mode)

@@ -228,7 +228,9 @@ def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), reada
     `leave_out` paths: fresh files whose page cache no earlier process touched, and a
     snapshot (nothing written to the folder later appears in it). None, and nothing
     left in `into`, when the folder holds more than `max_bytes` or `max_entries`.
-    Symbolic links are copied as links; other special files are left out."""
+    Symbolic links are copied as links; other special files are left out; no file keeps
+    a set-user-ID or set-group-ID bit (the copy is owned by the arena's user: root's copy
+    of a bot's set-user-ID file would be set-user-ID root)."""
     max_bytes = COPY_MAX_BYTES if max_bytes is None else max_bytes
     max_entries = COPY_MAX_ENTRIES if max_entries is None else max_entries
     skip = {Path(os.path.realpath(p)) for p in leave_out}
@@ -259,7 +261,7 @@ def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), reada
                 os.symlink(os.readlink(source), target)
             elif stat.S_ISREG(info.st_mode):
                 shutil.copyfile(source, target, follow_symlinks=False)
-                mode = stat.S_IMODE(info.st_mode) | extra
+                mode = (stat.S_IMODE(info.st_mode) & 0o777) | extra  # never set-user-ID: the copy is the arena's
                 os.chmod(target, mode | (0o111 if readable_by_all and mode & 0o100 else 0))
                 os.utime(target, ns=(info.st_atime_ns, info.st_mtime_ns))  # compiled Python stays valid
     except OSError:
