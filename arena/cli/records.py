@@ -116,7 +116,7 @@ def verify_command(
     bad = 0
     total = 0
     empty: list[Path] = []
-    progress = Progress(SpinnerColumn(), TextColumn("{task.description}: {task.completed} game(s)"),
+    progress = Progress(SpinnerColumn(), TextColumn("{task.description}: {task.completed} game(s)", markup=False),
                         TimeElapsedColumn(), console=errors, transient=True, disable=not errors.is_terminal)
     with progress:
         for path in paths:
