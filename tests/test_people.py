@@ -115,3 +115,22 @@ def test_the_web_seat_counts_news_as_served_only_once_the_page_was_sent_it() -> 
         assert person.served == person.version
 
     trio.run(main)
+
+
+def test_text_that_looks_like_markup_is_shown_as_typed_and_named(tmp_path: Path) -> None:
+    """The person's own typing and an opponent's name from its `ready` are text: '[/x]'
+    was read as Rich markup and ended the game in a MarkupError."""
+    bot = tmp_path / "bot" / "named.py"
+    bot.parent.mkdir()
+    bot.write_text("import json, sys\nfor line in sys.stdin:\n    m = json.loads(line)\n"
+                   "    if m['type'] == 'hello':\n"
+                   "        print(json.dumps({'type': 'ready', 'name': '[/x] [bold]'}), flush=True)\n"
+                   "    elif m['type'] == 'request':\n"
+                   "        print(json.dumps({'type': 'action', 'action': m['legal'][0]}), flush=True)\n")
+    out = tmp_path / "g.pgn"
+    done = subprocess.run([sys.executable, "-m", "arena", "play", "btt", f"{sys.executable} {bot}", "human",
+                           "--seed", "3", "--out", str(out)], input="[/oops]\n" + "1\n" * 40, capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert "'[/oops]' is not one of the" in done.stdout and "[/x] [bold] played" in done.stdout
+    assert read_record_file(out)[0].termination == "normal"

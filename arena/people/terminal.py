@@ -12,6 +12,7 @@ from typing import TextIO
 
 import trio
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from arena.people.seat import SeatView
@@ -63,17 +64,17 @@ class TerminalPerson:
 
     async def choose(self, view: SeatView) -> str:
         console = self.console
-        console.rule(f"{view.names[view.seat]} (seat {view.seat}) to play")
+        console.rule(f"{escape(view.names[view.seat])} (seat {view.seat}) to play")
         console.print(_seat_view(view))
         if view.last is not None:
             who = "chance" if view.last_actor == -1 else view.names[view.last_actor or 0]
-            console.print(f"last: {who} played [bold]{view.last}[/]", highlight=False)
+            console.print(f"last: {escape(who)} played [bold]{escape(view.last)}[/]", highlight=False)
         table = Table.grid(padding=(0, 3))
         for _ in range(min(COLUMNS, len(view.legal))):
             table.add_column()
         row: list[str] = []
         for number, action in enumerate(view.legal, 1):
-            row.append(f"[bold]{number:>3}[/] {action}")
+            row.append(f"[bold]{number:>3}[/] {escape(action)}")
             if len(row) == COLUMNS:
                 table.add_row(*row)
                 row = []
@@ -91,7 +92,7 @@ class TerminalPerson:
             chosen = pick(answer, view.legal)
             if chosen is not None:
                 return chosen
-            console.print(f"[red]{answer.strip()!r} is not one of the {len(view.legal)} actions above[/]; "
+            console.print(f"[red]{escape(repr(answer.strip()))} is not one of the {len(view.legal)} actions above[/]; "
                           "type its number or write it out exactly")
 
     async def game_over(self, view: SeatView) -> None:
@@ -100,5 +101,5 @@ class TerminalPerson:
         result = view.result or {}
         ranks = result.get("ranks") or []
         mine = ranks[view.seat] if view.seat < len(ranks) else "?"
-        self.console.print(f"you ({view.names[view.seat]}) placed #{mine}; ranks {ranks}, scores "
+        self.console.print(f"you ({escape(view.names[view.seat])}) placed #{mine}; ranks {ranks}, scores "
                            f"{result.get('scores')}, {result.get('termination')}", highlight=False)
