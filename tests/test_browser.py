@@ -25,6 +25,7 @@ import pytest
 from arena.records.files import read_record_file
 from arena.records.replay import verify
 from arena.web.replay import replay_page
+from tests.helpers.exclusive import apart_from_stalls
 from tests.helpers.games import random_game_record
 from tests.helpers.slow_bot import write_slow_bot
 
@@ -43,7 +44,7 @@ ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--d
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as playwright:
+    with apart_from_stalls(), sync_api.sync_playwright() as playwright:
         launched = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         yield launched
         launched.close()

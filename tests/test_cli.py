@@ -9,6 +9,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.records.files import read_record_file
 from arena.records.writer import write_records
+from tests.helpers.exclusive import apart_from_stalls
 
 runner = CliRunner()
 
@@ -93,9 +94,11 @@ def test_verify_rejects_a_tampered_record(tmp_path: Path) -> None:
 
 
 def test_demo_runs_a_league_per_game_and_plays_afresh(tmp_path: Path) -> None:
-    """A smoke test at 2 games per pairing (the README's demo plays 6)."""
+    """A smoke test at 2 games per pairing (the README's demo plays 6), never beside the
+    browser tests, whose stalls of the whole machine no bot's margin can absorb."""
     out_dir = tmp_path / "demo"
-    code, out = invoke("demo", "--out", str(out_dir), "--games", "2")
+    with apart_from_stalls():
+        code, out = invoke("demo", "--out", str(out_dir), "--games", "2")
     assert code == 0, out
     from arena.cli.demo import clear_demo_output, demo_leagues
     from arena.league.schedule import build_schedule

@@ -15,6 +15,7 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,8 +34,16 @@ from arena.referee.player import Timing
 from arena.referee.procfs import processes_in_group
 from arena.referee.spec import BotSpec
 from arena.referee.timecontrol import TimeControl
+from tests.helpers.exclusive import apart_from_stalls
 
 SEATINGS = [2, 3]
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _apart_from_stalls() -> Iterator[None]:
+    """Innocent bots must never time out here: not beside the browser tests."""
+    with apart_from_stalls():
+        yield
 
 
 def zoo(name: str, **env: str) -> BotSpec:
