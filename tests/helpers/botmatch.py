@@ -10,6 +10,7 @@ from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.seeds import derived_bot_seed
 from arena.referee.timecontrol import TimeControl
+from tests.helpers.exclusive import apart_from_stalls
 
 
 def match(game_id: str, bots: list[str], games: int, per_move: float, seed: int = 1,
@@ -19,4 +20,5 @@ def match(game_id: str, bots: list[str], games: int, per_move: float, seed: int 
     for index, spec in enumerate(specs):
         spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(seed).encode(), index))
     config = MatchConfig(get_game(game_id), options or {}, TimeControl(per_move_s=per_move), seed=seed, games=games)
-    return trio.run(play_match, config, specs)
+    with apart_from_stalls():  # the bot tests assert no fault at a few hundred ms a move
+        return trio.run(play_match, config, specs)
