@@ -113,3 +113,42 @@ def test_a_fake_shim_bot_plays_sandboxed_and_its_manager_runs_only_there(tmp_pat
     assert not ran.exists()
     assert result.outcomes[0].faults and result.outcomes[0].faults[0].seat == 0  # it printed no protocol
     assert_game_sound(result, termination=result.outcomes[0].termination)
+
+
+READER = """#!/usr/bin/env python3
+import json, os, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message["type"] == "hello":
+        try:
+            seen = open(os.environ["TOKENS"]).read() or "(empty)"
+        except OSError as exc:
+            seen = type(exc).__name__
+        sys.stderr.write(f"credentials: {seen}\\n")
+        sys.stderr.flush()
+        print(json.dumps({"type": "ready", "name": "reader"}), flush=True)
+    elif message["type"] == "request":
+        print(json.dumps({"type": "action", "action": message["legal"][0]}), flush=True)
+"""
+
+
+def test_a_shown_toolchain_folder_keeps_its_tokens_hidden(tmp_path: Path) -> None:
+    """A program in ~/.cargo/bin shows ~/.cargo, where cargo keeps the user's registry
+    tokens (credentials.toml): hidden, the bot cannot read them."""
+    skip_without_sandbox()
+    cargo = tmp_path / "home" / ".cargo"
+    (cargo / "bin").mkdir(parents=True)
+    tokens = cargo / "credentials.toml"
+    tokens.write_text('[registry]\ntoken = "cio-SECRET"\n')
+    tokens.chmod(0o644)
+    for folder in (tmp_path, tmp_path / "home", cargo, cargo / "bin"):
+        folder.chmod(0o755)  # readable by the sandbox's user, as a home's toolchain is
+    program = executable(cargo / "bin" / "reader", READER)
+    from arena.referee.botnames import resolve_bot
+
+    bot = resolve_bot(str(program), "btt")
+    bot.env["TOKENS"] = str(tokens)
+    result = play([bot, honest()], tmp_path / "logs")
+    log = next((tmp_path / "logs").glob("0-*.log")).read_text()
+    assert "cio-SECRET" not in log and ("credentials: PermissionError" in log or "credentials: (empty)" in log), log
+    assert_game_sound(result)

@@ -56,6 +56,11 @@ LINKED_MANAGERS = {"mise": "mise", "rtx": "rtx", "volta-shim": "volta"}
 """Managers whose shims are links to one binary: the link's target, and the manager to ask."""
 MANAGERS = frozenset({"pyenv", "rbenv", "nodenv", "goenv", "plenv", "jenv", "asdf", "mise", "rtx", "volta"})
 """The version managers whose `which` the arena asks (by the file name of the manager)."""
+CREDENTIALS = ("credentials", "credentials.toml", ".credentials.toml", ".npmrc", ".pypirc", ".netrc",
+               ".git-credentials", ".condarc")
+"""Files that hold a user's tokens in a toolchain's own folder (cargo's registry tokens
+in ~/.cargo, npm's, PyPI's, conda's channels): hidden wherever a shown installation
+holds them, since the program never needs them to run."""
 WRITABLE_DIRS = ("/tmp", "/var/tmp", "/dev/shm", "/run")
 """Shared folders anyone, bots' scratch copies included, may write into: no shim or
 manager there is trusted."""
@@ -261,6 +266,11 @@ def _installation(file: Path, real: Path) -> list[Path]:
     if not safe_to_show(folder):
         return [real] if real.exists() else []
     return [folder]
+
+
+def credentials_in(folder: Path) -> list[Path]:
+    """The token files at the top of a shown installation (see CREDENTIALS)."""
+    return [folder / name for name in CREDENTIALS if (folder / name).is_file()]
 
 
 def safe_to_show(folder: Path) -> bool:

@@ -30,7 +30,7 @@ from pathlib import Path
 from arena.referee.botfolder import artifacts, is_interpreter, placed, private_copy, safe_folder
 from arena.referee.command import BotCommand
 from arena.referee.spec import BotSpec, Limits
-from arena.referee.toolchain import SYSTEM_DIRS, SYSTEM_PATH, Toolchain, is_system, resolve, within
+from arena.referee.toolchain import SYSTEM_DIRS, SYSTEM_PATH, Toolchain, credentials_in, is_system, resolve, within
 
 RUN_AS = (65534, 65534)
 """Host uid and gid of every sandbox the arena starts as root (nobody, nogroup)."""
@@ -148,7 +148,8 @@ def build_view(spec: BotSpec, limits: Limits, hidden: Iterable[Path], readable_b
     view.binds = sorted(dict.fromkeys(readable), key=lambda b: (len(b[1].parts), str(b[1])))
     direct = [dest for source, dest in view.binds if source == dest]
     leftovers = artifacts(folder) if folder is not None and not view.copied and safe_folder(folder) else []
-    view.masks = masks([*hidden_real, *leftovers], direct)
+    tokens = [path for shown in installed if shown.is_dir() for path in credentials_in(shown)]
+    view.masks = masks([*hidden_real, *leftovers, *tokens], direct)
     return view
 
 
