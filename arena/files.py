@@ -41,7 +41,8 @@ def unreadable(path: Path, exc: OSError, what: str, example: str) -> str:
 def extract_data(archive: tarfile.TarFile, target: Path) -> None:
     """Unpack an archive of plain files, folders and links that stay inside `target`:
     tarfile's "data" filter where this Python has it (3.11.4 and later; Debian's 3.11.2
-    lacks it), else the same refusals made here, member by member."""
+    lacks it), else the same refusals made here, member by member (no '..' in a name at
+    all: a link extracted earlier could turn one that looks inside outward)."""
     if hasattr(tarfile, "data_filter"):
         archive.extractall(target, filter="data")
         return
@@ -49,7 +50,7 @@ def extract_data(archive: tarfile.TarFile, target: Path) -> None:
     members = archive.getmembers()
     for member in members:
         where = os.path.realpath(os.path.join(root, member.name))
-        if os.path.isabs(member.name) or os.path.commonpath([root, where]) != root:
+        if os.path.isabs(member.name) or ".." in Path(member.name).parts or os.path.commonpath([root, where]) != root:
             raise FolderError(f"{member.name}: outside the folder it unpacks into")
         if not (member.isreg() or member.isdir() or member.issym()):
             raise FolderError(f"{member.name}: not a file, folder or link")

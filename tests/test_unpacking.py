@@ -54,7 +54,8 @@ def archive_of(*members: tuple[str, str]) -> tarfile.TarFile:
     [("../escaped.txt", "")],
     [("out", "../../")],
     [("out", "/etc")],
-], ids=["parent", "link-up", "link-absolute"])
+    [("up", "."), ("up/../escaped.txt", "")],
+], ids=["parent", "link-up", "link-absolute", "through-a-link"])
 def test_an_archive_reaching_outside_is_refused(tmp_path: Path, python: str,
                                                 members: list[tuple[str, str]]) -> None:
     target = tmp_path / "a" / "target"

@@ -123,7 +123,7 @@ def _resolve(program: str, base: str, search_path: str, _versions: tuple[str, ..
     program_path: Path | None = None
     for _ in range(MAX_STEPS):
         shimmed = _through_shim(current, Path(base), search_path, on_path) \
-            if _trusted(current, Path(base), on_path) else None
+            if _users_own(current, Path(base), on_path) else None
         if shimmed is not None:
             steps.append(f"{current}: a shim; its manager runs {shimmed}")
             current = shimmed
@@ -170,11 +170,12 @@ def _inside(path: Path, base: Path) -> bool:
     return within(Path(os.path.realpath(path)), Path(os.path.realpath(base)))
 
 
-def _trusted(file: Path, base: Path, on_path: bool) -> bool:
-    """Whether a file may be taken for a shim, whose manager the arena runs on the host:
-    found on the user's PATH, or named by an absolute path outside the bot's folder and
-    the shared writable folders (never a file the bot or its scratch could have written)."""
-    return _outside(file, base) if not on_path else not _inside(file, base)
+def _users_own(path: Path, base: Path, on_path: bool) -> bool:
+    """Whether a shim, or the manager it names, is the user's and not the bot's (the
+    arena runs the manager on the host): outside the bot's folder, and where the bot's
+    files named it rather than the user's PATH, outside the shared writable folders
+    too (never a file the bot or its scratch could have written)."""
+    return _outside(path, base) if not on_path else not _inside(path, base)
 
 
 def _through_shim(file: Path, base: Path, search_path: str, on_path: bool) -> Path | None:
@@ -192,7 +193,7 @@ def _through_shim(file: Path, base: Path, search_path: str, on_path: bool) -> Pa
         head = _head(real, 4096)
         if head.startswith(b"#!") and (match := _SHIM.search(head)) is not None:
             manager = match.group(1).decode(errors="replace")
-    if manager is None or not _known_manager(Path(manager), base, strict=not on_path):
+    if manager is None or not _known_manager(Path(manager), base, on_path):
         return None
     try:
         done = subprocess.run([manager, "which", file.name], cwd=base, capture_output=True, text=True,
@@ -213,12 +214,11 @@ def _head(path: Path, size: int) -> bytes:
         return b""
 
 
-def _known_manager(manager: Path, base: Path, strict: bool) -> bool:
+def _known_manager(manager: Path, base: Path, on_path: bool) -> bool:
     """A manager the arena may run on the host: a known one, by an absolute path to an
-    executable file outside the bot's folder (and, `strict`, the shared writable folders)."""
-    if not (manager.is_absolute() and manager.name in MANAGERS and manager.is_file() and os.access(manager, os.X_OK)):
-        return False
-    return _outside(manager, base) if strict else not _inside(manager, base)
+    executable file that is the user's (see _users_own)."""
+    return (manager.is_absolute() and manager.name in MANAGERS and manager.is_file()
+            and os.access(manager, os.X_OK) and _users_own(manager, base, on_path))
 
 
 def _interpreter(real: Path, search_path: str) -> tuple[Path | None, bool]:
