@@ -25,8 +25,9 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.records.files import read_record_file
+from arena.referee import proctree
 from arena.referee.botnames import resolve_bot
-from arena.referee.cgroups import cgroup_support
+from arena.referee.cgroups import CgroupSupport, cgroup_support
 from arena.referee.spec import BotSpec, Limits
 from tests.helpers.escape import (
     SEATINGS,
@@ -261,8 +262,21 @@ def test_a_bot_cannot_fill_the_disk_its_folders_are_small_tmpfs(tmp_path: Path) 
     result = play([escape("disk"), honest()], tmp_path, limits=Limits(scratch_bytes=24 << 20))
     report = attack_report(tmp_path, "disk")[0]
     filled = [int(part.split(" filled ")[1].split(" MiB")[0]) for part in report.split("; ")]
-    assert len(filled) == 2 and all(mib <= 24 for mib in filled), report
-    assert report.count("OSError") == 2  # refused: no space left on its own tmpfs
+    assert len(filled) == 3 and all(mib <= 24 for mib in filled), report
+    assert report.count("OSError") == 3  # refused: no space left on its own tmpfs
+    assert_game_sound(result)
+
+
+def test_without_cgroups_its_tmpfs_together_hold_to_its_memory_limit(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """An ordinary user without a delegated cgroup: no limit counts tmpfs pages, so the
+    three (of 512 MiB each by default) are sized to share the memory limit. Before,
+    600 MiB were held under --memory-mb 128."""
+    monkeypatch.setattr(proctree, "cgroup_support", lambda: CgroupSupport(0, {}, "none, for this test"))
+    result = play([escape("disk"), honest()], tmp_path, limits=Limits(memory_bytes=96 << 20))
+    report = attack_report(tmp_path, "disk")[0]
+    filled = [int(part.split(" filled ")[1].split(" MiB")[0]) for part in report.split("; ")]
+    assert len(filled) == 3 and sum(filled) <= 96, report
     assert_game_sound(result)
 
 

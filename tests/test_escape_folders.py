@@ -198,3 +198,73 @@ def test_the_private_copy_keeps_no_set_user_id_bit(tmp_path: Path) -> None:
     assert copy is not None
     mode = (copy / "run").stat().st_mode
     assert mode & 0o7000 == 0 and mode & 0o755 == 0o755, oct(mode)
+
+
+def uncopied(folder: Path, monkeypatch: pytest.MonkeyPatch) -> BotSpec:
+    """The escape bot in `folder`, which is shown as it is (too large to copy)."""
+    monkeypatch.setattr(botfolder, "COPY_MAX_BYTES", 1)
+    return BotSpec("cheat", [sys.executable, str(folder / "escape.py")], str(folder),
+                   {"ZOO_ATTACK": "read", "ZOO_TARGET": str(folder / "0.log"), "ZOO_TARGET2": str(folder / "x.sock")})
+
+
+def test_a_link_named_like_the_arenas_output_does_not_void_its_games(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`sh.log -> /bin/sh` in a folder shown as it is: a mask over it made bubblewrap
+    fail ("Can't create file"), the arena's error, every game of the bot void. Links are
+    not masked (they resolve inside the sandbox, where their targets are masked or
+    absent); the game is played and scored."""
+    folder = cheat_folder(tmp_path)
+    (folder / "sh.log").symlink_to("/bin/sh")
+    (folder / "0.log").write_text("an earlier run's log")
+    result = play([uncopied(folder, monkeypatch), honest()], tmp_path / "logs")
+    assert attack_report(tmp_path / "logs", "read") == [
+        "read 0 failed: PermissionError; read 1 failed: FileNotFoundError"]
+    assert_game_sound(result)
+
+
+def test_hundreds_of_long_masked_names_do_not_void_its_games(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """700 files with long names like the arena's logs: bubblewrap's options go through
+    a memory file (`--args`), so no 'Argument list too long'."""
+    folder = cheat_folder(tmp_path)
+    long = "n" * 240
+    for index in range(700):
+        (folder / f"{index}{long}.log").write_text("x")
+    (folder / "0.log").write_text("an earlier run's log")
+    result = play([uncopied(folder, monkeypatch), honest()], tmp_path / "logs")
+    assert attack_report(tmp_path / "logs", "read")[0].startswith("read 0 failed: PermissionError")
+    assert_game_sound(result)
+
+
+def test_special_files_of_a_folder_shown_as_it_is_are_hidden(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A socket (here a host process could listen) is masked like the arena's files."""
+    import socket
+
+    folder = cheat_folder(tmp_path)
+    (folder / "0.log").write_text("x")
+    with socket.socket(socket.AF_UNIX) as listener:
+        listener.bind(str(folder / "x.sock"))
+        result = play([uncopied(folder, monkeypatch), honest()], tmp_path / "logs")
+    assert attack_report(tmp_path / "logs", "read") == [
+        "read 0 failed: PermissionError; read 1 failed: PermissionError"]
+    assert_game_sound(result)
+
+
+def test_a_folder_with_too_many_masks_is_the_bots_fault_or_refused(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """More files to hide than MASKS_MAX: `arena play` refuses before the first game
+    (exit 2, naming the bot and the fix), so does the library; a folder that grew so
+    after that check is the bot's start-up failure, never a void game."""
+    folder = cheat_folder(tmp_path)
+    monkeypatch.setattr(botfolder, "MASKS_MAX", 20)
+    for index in range(21):
+        (folder / f"{index}.log").write_text("x")
+    spec = uncopied(folder, monkeypatch)
+    code, output = play_cli("random", f"{sys.executable} {folder / 'escape.py'}", "--log-dir", str(tmp_path / "l"))
+    assert code == 2 and "more than 20 files named like the arena's output" in output, output
+    assert "folder of its own" in output and "Traceback" not in output, output
+    with pytest.raises(botfolder.BotFolderError, match="bot cheat: .* more than 20 files"):
+        play([spec, honest()], tmp_path / "refused")
+    monkeypatch.setattr(botfolder, "check_uncopied", lambda name, folder: None)  # as if it grew after the check
+    result = play([spec, honest()], tmp_path / "logs")
+    assert_game_sound(result, "startup-failure")
+    assert result.outcomes[0].faults[0].seat == 0

@@ -1,5 +1,5 @@
 """The escape suite, root is not root: when the arena runs as root, bubblewrap and the bot
-run as user nobody outside their namespaces; in every mode /proc/sys and /dev are
+run as a host user leased for that sandbox alone, never root nor shared; in every mode /proc/sys and /dev are
 read-only, a bot makes no user namespace (so mounts no tmpfs, cgroup or proc), its
 /dev/shm is its own and bounded, nothing outside its own folders is writable, and its
 environment is exactly the documented one.
@@ -37,30 +37,56 @@ def host_ids(pid: int) -> tuple[int, int] | None:
     return int(fields["Uid"]), int(fields["Gid"])
 
 
+def parent(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    return int(next(line.split()[1] for line in status.splitlines() if line.startswith("PPid:")))
+
+
+def sandbox_chain(pid: int) -> list[tuple[int, int] | None]:
+    """The host uid and gid of a bot's process and of its ancestors up to (not with) the
+    referee: the sandbox's init and bubblewrap."""
+    chain = []
+    current: int | None = pid
+    while current is not None and current != os.getpid() and current > 1:
+        chain.append(host_ids(current))
+        current = parent(current)
+    return chain
+
+
 @pytest.mark.skipif(os.geteuid() != 0, reason="the arena runs as root only here")
-def test_as_root_the_bot_and_its_sandbox_run_as_nobody_outside(tmp_path: Path) -> None:
-    assert probe().run_as == RUN_AS, probe().layers
+def test_as_root_each_sandbox_runs_as_a_host_user_of_its_own(tmp_path: Path) -> None:
+    """Two bots of one game, each with bubblewrap and the sandbox's init: each tree runs
+    as one unprivileged host user, neither root nor nobody, and the two differ (they
+    share no kernel account of a user: keys, pipe pages, tasks)."""
+    assert probe().run_as == RUN_AS and probe().own_users, probe().layers
     token = f"arena-uid-{uuid.uuid4().hex}"
-    seen: dict[int, tuple[int, int] | None] = {}
+    seen: dict[int, list[tuple[int, int] | None]] = {}
     done = threading.Event()
 
     def watch() -> None:
         while not done.is_set():
             for pid in processes_with(token):
-                seen.setdefault(pid, host_ids(pid))
+                seen.setdefault(pid, sandbox_chain(pid))
             time.sleep(0.02)
 
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        result = play([escape("hold", ZOO_TARGET=token, ZOO_SECONDS="2"), honest()], tmp_path, per_move=10)
+        holder = escape("hold", ZOO_TARGET=token, ZOO_SECONDS="2")
+        result = play([holder, escape("hold", ZOO_TARGET=token, ZOO_SECONDS="2")], tmp_path, per_move=10)
     finally:
         done.set()
         watcher.join()
-    assert attack_report(tmp_path, "hold") == ["holding"]
-    held = [ids for ids in seen.values() if ids is not None]
-    assert len(held) >= 2, seen  # bubblewrap (its command line names the token) and the bot's own process
-    assert set(held) == {RUN_AS}, seen
+    assert attack_report(tmp_path, "hold") == ["holding", "holding"]
+    users = [{ids for ids in chain if ids is not None} for chain in seen.values()]
+    assert len(users) == 2 and all(len(chain) >= 3 for chain in seen.values()), seen  # bot, init, bubblewrap
+    assert all(len(ids) == 1 for ids in users), seen
+    (first,), (second,) = users
+    assert first != second and first[0] == first[1] and second[0] == second[1], seen
+    assert {first[0], second[0]}.isdisjoint({0, RUN_AS[0]}), seen
     assert_game_sound(result)
 
 

@@ -48,8 +48,11 @@ COPY_MAX_ENTRIES = 5000
 """The largest folder shown as a private copy made for each process; a larger one is
 shown as it is (see docs/security.md: the page cache of its files is then shared)."""
 
-WALK_MAX_ENTRIES = 20000
-"""Most entries of a large folder searched for the arena's files to hide."""
+WALK_MAX_ENTRIES = 100_000
+"""Most entries of a folder too large to copy: it is searched whole for what to hide,
+and a larger one is refused (a bot's folder that large is not a bot's folder)."""
+MASKS_MAX = 1000
+"""Most entries of such a folder that may need hiding (the arena's files, special files)."""
 
 
 class BotFolderError(ArenaError):
@@ -206,31 +209,47 @@ def is_artifact(name: str) -> bool:
     return any(fnmatch.fnmatch(name, pattern) for pattern in ARTIFACTS)
 
 
-def artifacts(folder: Path, leave_out: Iterable[Path] = (), most: int = WALK_MAX_ENTRIES) -> list[Path]:
-    """The arena's files in `folder` (and `leave_out` paths there), searched through at
-    most `most` entries: what a bound folder must mask."""
+def hidden_in_folder(folder: Path, leave_out: Iterable[Path] = ()) -> list[Path]:
+    """What a folder shown as it is (too large to copy) must hide: the arena's files
+    (records, logs, databases; `leave_out` paths there) and every special file (a FIFO,
+    socket or device a bot could open to reach another sandbox or the host, which a
+    read-only mount does not stop). Entries are judged by lstat: a link is never
+    followed, nor masked (it resolves inside the sandbox, where its target is masked
+    or absent). BotFolderError when the folder holds more than WALK_MAX_ENTRIES
+    entries or more than MASKS_MAX such files: it cannot be shown safely."""
     found = [p for p in leave_out if within(Path(os.path.realpath(p)), folder) and Path(p).exists()]
     seen = 0
     for root, dirs, files in os.walk(folder):
+        here = Path(root)
         for name in [*dirs, *files]:
             seen += 1
-            if is_artifact(name):
-                found.append(Path(root) / name)
-        dirs[:] = [d for d in dirs if not is_artifact(d)]
-        if seen > most:
-            break
+            path = here / name
+            try:
+                mode = path.lstat().st_mode
+            except OSError:
+                continue
+            if stat.S_ISLNK(mode):
+                continue
+            if is_artifact(name) or not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                found.append(path)
+        dirs[:] = [d for d in dirs if not is_artifact(d) and not (here / d).is_symlink()]
+        if seen > WALK_MAX_ENTRIES:
+            raise BotFolderError(f"the bot's folder {folder} holds more than {WALK_MAX_ENTRIES:,} entries, too many "
+                                 "to search for what its sandbox must hide: give the bot a folder of its own with "
+                                 "what it needs (cwd in a league file or bots.toml)")
+        if len(found) > MASKS_MAX:
+            raise BotFolderError(f"the bot's folder {folder} holds more than {MASKS_MAX:,} files named like the "
+                                 "arena's output (*.log, *.pgn, *.sqlite...) or special files (FIFOs, sockets, "
+                                 "devices), which its sandbox would have to hide one by one: remove them, or give "
+                                 "the bot a folder of its own (cwd in a league file or bots.toml)")
     return found
 
 
-def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), readable_by_all: bool = False,
-                 max_bytes: int | None = None, max_entries: int | None = None) -> Path | None:
-    """A copy of `folder` in the new folder `into`, without the arena's files and the
-    `leave_out` paths: fresh files whose page cache no earlier process touched, and a
-    snapshot (nothing written to the folder later appears in it). None, and nothing
-    left in `into`, when the folder holds more than `max_bytes` or `max_entries`.
-    Symbolic links are copied as links; other special files are left out; no file keeps
-    a set-user-ID or set-group-ID bit (the copy is owned by the arena's user: root's copy
-    of a bot's set-user-ID file would be set-user-ID root)."""
+def copy_plan(folder: Path, leave_out: Iterable[Path] = (), max_bytes: int | None = None,
+              max_entries: int | None = None) -> list[tuple[Path, Path, os.stat_result]] | None:
+    """What a private copy of `folder` copies, as (source, path relative to the copy,
+    lstat) in order; None when the folder is too large to copy (then it is shown as it
+    is: see `hidden_in_folder`)."""
     max_bytes = COPY_MAX_BYTES if max_bytes is None else max_bytes
     max_entries = COPY_MAX_ENTRIES if max_entries is None else max_entries
     skip = {Path(os.path.realpath(p)) for p in leave_out}
@@ -248,13 +267,29 @@ def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), reada
             except OSError:
                 continue
             total += info.st_size if stat.S_ISREG(info.st_mode) else 0
-            plan.append((source, into / source.relative_to(folder), info))
+            plan.append((source, source.relative_to(folder), info))
             if total > max_bytes or len(plan) > max_entries:
                 return None
+    return plan
+
+
+def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), readable_by_all: bool = False,
+                 max_bytes: int | None = None, max_entries: int | None = None) -> Path | None:
+    """A copy of `folder` in the new folder `into`, without the arena's files and the
+    `leave_out` paths: fresh files whose page cache no earlier process touched, and a
+    snapshot (nothing written to the folder later appears in it). None, and nothing
+    left in `into`, when the folder holds more than `max_bytes` or `max_entries`.
+    Symbolic links are copied as links; other special files are left out; no file keeps
+    a set-user-ID or set-group-ID bit (the copy is owned by the arena's user: root's copy
+    of a bot's set-user-ID file would be set-user-ID root)."""
+    plan = copy_plan(folder, leave_out, max_bytes, max_entries)
+    if plan is None:
+        return None
     extra = 0o444 if readable_by_all else 0
     into.mkdir(mode=0o755)
     try:
-        for source, target, info in plan:
+        for source, relative, info in plan:
+            target = into / relative
             if stat.S_ISDIR(info.st_mode):
                 target.mkdir(mode=0o755)
             elif stat.S_ISLNK(info.st_mode):
@@ -273,7 +308,8 @@ def private_copy(folder: Path, into: Path, leave_out: Iterable[Path] = (), reada
 
 def check_bots(specs: Iterable[BotSpec], limits: Limits, outputs: Iterable[Path]) -> None:
     """Before the first game: BotFolderError (with the fix) for a sandboxed bot whose
-    command names a file it would not be shown, or whose folder holds the arena's output."""
+    command names a file it would not be shown, whose folder holds the arena's output,
+    or whose folder cannot be shown safely."""
     from arena.referee.sandbox import probe
 
     written = [Path(p) for p in outputs]
@@ -283,3 +319,15 @@ def check_bots(specs: Iterable[BotSpec], limits: Limits, outputs: Iterable[Path]
         where = placed(spec)
         check_arguments(spec.name, where.argv, where.folder, spec.ro_paths)
         check_outputs(spec.name, where.folder, written)
+        check_uncopied(spec.name, where.folder)
+
+
+def check_uncopied(name: str, folder: Path | None) -> None:
+    """BotFolderError (naming the bot) when its folder is too large to copy and cannot
+    be shown as it is either (see `hidden_in_folder`)."""
+    if folder is None or not safe_folder(folder) or copy_plan(folder) is not None:
+        return
+    try:
+        hidden_in_folder(folder)
+    except BotFolderError as exc:
+        raise BotFolderError(f"bot {name}: {exc}") from None

@@ -17,6 +17,7 @@ import os
 import shutil
 import signal
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -77,6 +78,13 @@ class BotCommand:
     that names a path it was not shown)."""
     owned: list[Path] = field(default_factory=list)
     """Folders made for this process alone (private copies, mount points): removed with it."""
+    on_release: list[Callable[[], None]] = field(default_factory=list)
+    """What else ends with the process (the lease of its host user)."""
+    folder: Path | None = None
+    """The bot's own folder, as its sandbox shows it (to tell a folder bubblewrap could
+    not show from a fault of the arena's)."""
+    tmpfs_bytes: int | None = None
+    """The size of each of the sandbox's /scratch, /tmp and /dev/shm (None: no size)."""
 
     def in_child(self) -> None:
         """Runs in the child after it joined its cgroup, before exec: the mounts of
@@ -107,3 +115,6 @@ class BotCommand:
         for folder in self.owned:
             shutil.rmtree(folder, ignore_errors=True)
         self.owned = []
+        for release in self.on_release:
+            release()
+        self.on_release = []

@@ -24,6 +24,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.referee import procfs
+from arena.referee.botfolder import BotFolderError
 from arena.referee.channel import Launch
 from arena.referee.command import BotCommand
 from arena.referee.faults import BotFault
@@ -98,6 +99,10 @@ class BotProcess(PipeChannel):
         self.sandboxed = False
         self.shown: tuple[Path, ...] = ()
         """What the sandbox shows beyond the system (to explain a start-up failure)."""
+        self._folder: Path | None = None
+        """The bot's folder in its sandbox."""
+        self._tmpfs_bytes: int | None = None
+        """The size of its sandbox's /scratch and /tmp."""
         self.stderr: StderrLog | None = None
         self._tasks = trio.CancelScope()
         self._exit_event = trio.Event()
@@ -117,7 +122,15 @@ class BotProcess(PipeChannel):
     def _start(self) -> tuple[int, int, int]:
         """In a worker thread: the command (the sandbox's probe runs bubblewrap once),
         the scratch folders, the process."""
-        command = self._command()
+        self.tree.prepare()
+        try:
+            command = self._command()
+        except (BotFolderError, ValueError) as exc:  # its folder or its settings cannot be shown in a sandbox
+            self.tree.discard()
+            raise BotFault(Termination.STARTUP_FAILURE, f"its sandbox cannot be made: {exc}") from None
+        except BaseException:
+            self.tree.discard()
+            raise
         try:
             return self.tree.start(command)
         except (OSError, ValueError, TypeError) as exc:
@@ -140,8 +153,10 @@ class BotProcess(PipeChannel):
             isolation = probe() if self.limits.sandbox else None
         if isolation is not None and isolation.sandbox and isolation.bwrap:
             self.sandboxed = True
-            command = sandbox_command(isolation, self.spec, self.limits, self.hidden)
+            command = sandbox_command(isolation, self.spec, self.limits, self.hidden, self.tree.memory_counted)
             self.shown = command.shown
+            self._folder = command.folder
+            self._tmpfs_bytes = command.tmpfs_bytes
             return command
         self.scratch = scratch = Scratch()
         self.tree.cleanups.append(scratch.remove)
@@ -181,7 +196,7 @@ class BotProcess(PipeChannel):
             return self.scratch.empty(budget)
         pid = self.tree.pid
         if self._tmpfs is None and pid is not None:
-            self._tmpfs = TmpfsFolders.open(pid, self.limits.scratch_bytes)
+            self._tmpfs = TmpfsFolders.open(pid, self._tmpfs_bytes)
             if self._tmpfs is not None:
                 self.tree.cleanups.append(self._tmpfs.close)
         return self._tmpfs is not None and self._tmpfs.empty(budget)
@@ -268,6 +283,9 @@ class BotProcess(PipeChannel):
             words = self.stderr.last_words()  # reads what is left of stderr, the sandbox's word among it
             if not self.stderr.ready_seen:
                 detail = self.stderr.tail.decode("utf-8", "replace").strip()[-300:]
+                if self._folder is not None and str(self._folder) in detail:  # what its own folder holds
+                    return BotFault(Termination.STARTUP_FAILURE, f"its folder could not be shown in its sandbox "
+                                    f"({detail}): remove what the message names, or give the bot a folder of its own")
                 raise SandboxError(f"the bot's sandbox could not be set up ({detail or describe_exit(code)})")
         else:
             words = self.stderr.last_words() if self.stderr is not None else ""

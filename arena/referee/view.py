@@ -27,13 +27,16 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from arena.referee.botfolder import artifacts, is_interpreter, placed, private_copy, safe_folder
+from arena.referee.botfolder import hidden_in_folder, is_interpreter, placed, private_copy, safe_folder
 from arena.referee.command import BotCommand
+from arena.referee.sandbox_users import lease
 from arena.referee.spec import BotSpec, Limits
+from arena.referee.syscall_filter import memory_file, program
 from arena.referee.toolchain import SYSTEM_DIRS, SYSTEM_PATH, Toolchain, credentials_in, is_system, resolve, within
 
 RUN_AS = (65534, 65534)
-"""Host uid and gid of every sandbox the arena starts as root (nobody, nogroup)."""
+"""Host uid and gid of a sandbox the arena starts as root when no user of its own can be
+leased for it (nobody, nogroup; see arena/referee/sandbox_users.py)."""
 
 SCRATCH = "/scratch"
 """The bot's writable folder inside the sandbox."""
@@ -147,7 +150,7 @@ def build_view(spec: BotSpec, limits: Limits, hidden: Iterable[Path], readable_b
         view.chdir = str(folder)
     view.binds = sorted(dict.fromkeys(readable), key=lambda b: (len(b[1].parts), str(b[1])))
     direct = [dest for source, dest in view.binds if source == dest]
-    leftovers = artifacts(folder) if folder is not None and not view.copied and safe_folder(folder) else []
+    leftovers = hidden_in_folder(folder) if folder is not None and not view.copied and safe_folder(folder) else []
     tokens = [path for shown in installed if shown.is_dir() for path in credentials_in(shown)]
     view.masks = masks([*hidden_real, *leftovers, *tokens], direct)
     return view
@@ -188,36 +191,71 @@ def system_args() -> list[str]:
     return args
 
 
-def hardening_args(scratch_bytes: int | None) -> list[str]:
-    """What no bot may change, in every mode: /proc/sys and /dev read-only, and its own
-    /dev/shm, /scratch and /tmp of a fixed size."""
-    size = ["--size", str(scratch_bytes)] if scratch_bytes is not None else []
+KERNEL_FILES = ("/proc/keys", "/proc/key-users", "/proc/locks")
+"""/proc files that list kernel state of every sandbox and of the host (keys, locks):
+hidden, though no sandbox can make such state (arena/referee/syscall_filter.py)."""
+
+
+def tmpfs_bytes(limits: Limits, memory_counted: bool) -> int | None:
+    """The size of each of a bot's /scratch, /tmp and /dev/shm. Their pages are memory:
+    a cgroup counts them against the bot's limit; without one no limit would, so the
+    three together are held to the memory limit (a third each)."""
+    size = limits.scratch_bytes
+    if memory_counted or limits.memory_bytes is None:
+        return size
+    share = max(limits.memory_bytes // 3, 1 << 20)
+    return share if size is None else min(size, share)
+
+
+def hardening_args(size_bytes: int | None) -> list[str]:
+    """What no bot may change, in every mode: /proc/sys and /dev read-only, the kernel's
+    lists of keys and locks hidden, and its own /dev/shm, /scratch and /tmp of a fixed size."""
+    size = ["--size", str(size_bytes)] if size_bytes is not None else []
     args = ["--ro-bind", "/proc/sys", "/proc/sys"]
     for path in ("/proc/sysrq-trigger", "/proc/pressure"):  # pressure: no triggers of its own on the host's
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
+    for path in KERNEL_FILES:
+        if os.path.exists(path):
+            args += ["--ro-bind", "/dev/null", path]
     args += ["--perms", "1777", *size, "--tmpfs", "/dev/shm", "--remount-ro", "/dev"]
     for mount in (SCRATCH, "/tmp"):
         args += ["--perms", "1777", *size, "--tmpfs", mount]
     return args
 
 
-def bwrap_args(namespaces: list[str], view: View, limits: Limits, env: dict[str, str],
-               source: dict[Path, str]) -> list[str]:
-    """bubblewrap's arguments for `view` (each bind's source as `source` maps it)."""
-    args = [*namespaces, *system_args(), *hardening_args(limits.scratch_bytes)]
+def bwrap_options(namespaces: list[str], view: View, size_bytes: int | None, env: dict[str, str],
+                  source: dict[Path, str]) -> list[str]:
+    """bubblewrap's options for `view` (each bind's source as `source` maps it); the
+    command follows them."""
+    args = [*namespaces, *system_args(), *hardening_args(size_bytes)]
     for src, dest in view.binds:
         args += ["--ro-bind", source.get(src, str(src)), str(dest)]
     for path in view.masks:
-        if path.is_dir():
+        if path.is_dir() and not path.is_symlink():
             args += ["--tmpfs", str(path), "--remount-ro", str(path)]
-        else:
+        else:  # a file, or a FIFO, socket or device: /dev/null, on a mount without devices, opens for no one
             args += ["--ro-bind", "/dev/null", str(path)]
     args += ["--remount-ro", "/", "--chdir", view.chdir, "--clearenv"]
     for name, value in env.items():
         args += ["--setenv", name, value]
-    # The shell that says the sandbox stands sets PWD: not one of the bot's variables.
-    return [*args, "--", "/bin/sh", "-c", f'unset PWD OLDPWD; echo "{READY_LINE}" >&2; exec "$@"', "sh", *view.argv]
+    return args
+
+
+def bot_argv(view: View) -> list[str]:
+    """What bubblewrap runs: a shell that says the sandbox stands, then the bot's
+    command. The shell sets PWD: not one of the bot's variables."""
+    return ["/bin/sh", "-c", f'unset PWD OLDPWD; echo "{READY_LINE}" >&2; exec "$@"', "sh", *view.argv]
+
+
+def options_file(options: list[str]) -> int:
+    """A memory file of bubblewrap's options, NUL-separated (`--args FD`): no length
+    limit of the kernel's (a folder with thousands of masks made 'Argument list too
+    long'). ValueError for an option holding a NUL, which would split into options."""
+    if any("\0" in option for option in options):
+        raise ValueError("a path or environment value holds a NUL character")
+    return memory_file(b"".join(option.encode("utf-8", "surrogateescape") + b"\0" for option in options),
+                       "arena-bwrap-options")
 
 
 def bot_environment(view: View, spec: BotSpec) -> dict[str, str]:
@@ -272,18 +310,40 @@ def stage(view: View, bwrap: str, uid: int, gid: int) -> tuple[dict[Path, str], 
 
 
 def sandbox_command(bwrap: str, namespaces: list[str], run_as: tuple[int, int] | None, spec: BotSpec,
-                    limits: Limits, hidden: Iterable[Path]) -> BotCommand:
+                    limits: Limits, hidden: Iterable[Path], own_user: bool = False, syscall_filter: bool = False,
+                    memory_counted: bool = True) -> BotCommand:
     """The whole command that starts `spec` in its sandbox: as `run_as` (root's
-    sandboxes) with what that user cannot reach bound in the child's own mount namespace."""
+    sandboxes), or as a host user leased for it alone (`own_user`), with what that user
+    cannot reach bound in the child's own mount namespace; under the system call filter
+    (`syscall_filter`); its tmpfs held to its memory limit unless a cgroup counts them."""
     view = build_view(spec, limits, hidden, readable_by_all=run_as is not None)
     env = bot_environment(view, spec)
     pairs: list[tuple[str, str]] = []
     mapping: dict[Path, str] = {}
+    released = []
+    if run_as is not None and own_user and (user := lease()) is not None:
+        run_as = (user.uid, user.uid)
+        released.append(user.release)
     if run_as is not None:
         mapping, pairs, bwrap = stage(view, bwrap, *run_as)
-    argv = [bwrap, *bwrap_args(namespaces, view, limits, env, mapping)]
-    return BotCommand(argv, {"PATH": "/usr/bin:/bin"}, "/", run_as=run_as, stage=tuple(pairs), sandboxed=True,
-                      shown=view.shown, owned=view.owned)
+    size = tmpfs_bytes(limits, memory_counted)
+    options = bwrap_options(namespaces, view, size, env, mapping)
+    command = BotCommand([bwrap], {"PATH": "/usr/bin:/bin"}, "/", run_as=run_as, stage=tuple(pairs), sandboxed=True,
+                         shown=view.shown, owned=view.owned, on_release=released, folder=view.folder,
+                         tmpfs_bytes=size)
+    try:
+        fds = []
+        if syscall_filter:
+            fds.append(memory_file(program(), "arena-syscall-filter"))
+            options += ["--seccomp", str(fds[-1])]
+        command.pass_fds = (*fds, options_file(options))
+    except BaseException:
+        for fd in fds:
+            os.close(fd)
+        command.release()
+        raise
+    command.argv += ["--args", str(command.pass_fds[-1]), "--", *bot_argv(view)]
+    return command
 
 
 _PATH_IN_TEXT = re.compile(r"(?<![\w.~-])(/[^\s'\"‘’“”`:,;()<>\[\]{}]+)")

@@ -10,7 +10,7 @@ daemon (a double-forked setsid process named ZOO_TARGET, then ZOO_SECONDS of tho
 root of every cgroup controller), memory (ZOO_CHILDREN children each holding ZOO_MB
 MiB), fork (fork without end), pipe (shrink its stdin pipe to 4 KiB and think
 ZOO_SECONDS), remember (keep each deal in its scratch folder and its memory and say
-whether it finds an earlier one), disk (fill /scratch and /tmp until refused), spin
+whether it finds an earlier one), disk (fill /scratch, /tmp and /dev/shm until refused), spin
 (ZOO_CHILDREN processes burning CPU for ZOO_SECONDS while it decides), scratch (at each
 game's first request, say whether last game's notes are still in /scratch and /tmp,
 then leave new ones and a link to ZOO_TARGET), env (list the secrets in its environment),
@@ -214,7 +214,7 @@ def disk() -> None:
         written, error = fill_file(os.path.join(folder, "fill"), 1 << 14)  # 16 GiB, well past any limit
         return f"{folder} filled {written} MiB" + (f": {error}" if error else "")
 
-    report("; ".join(fill(f) for f in (os.environ.get("ARENA_SCRATCH", "/scratch"), "/tmp")))
+    report("; ".join(fill(f) for f in (os.environ.get("ARENA_SCRATCH", "/scratch"), "/tmp", "/dev/shm")))
 
 
 def spin() -> None:
