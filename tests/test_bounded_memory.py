@@ -114,7 +114,7 @@ def test_what_the_pipe_holds_when_the_bot_is_killed_is_logged(tmp_path: Path) ->
     log = StderrLog(read_end, log_path, cap=10_000, sandboxed=False)
 
     async def main() -> None:
-        log._log = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)  # as the drain opens it
+        log.open_file()  # as the drain opens it
         os.write(write_end, b"thinking...\nTraceback: out of ideas\n")
         log.close_pipe()  # killed before the drain read a byte
         log.close()

@@ -7,7 +7,13 @@ see exactly what their bot was sent and what it answered.
     2026-11-25T10:02:03.125001 +1.545ms game 1 ply 3 < {"type":"action","action":"Nc3"}
 
 `>` is the referee to the bot, `<` the bot to the referee; the time after the stamp is
-since the previous line of this log."""
+since the previous line of this log.
+
+The log is capped like the stderr log (arena.referee.stderr_log.LogBudget): FILE_CAP
+bytes for all the bot's protocol logs, whatever the number of its processes (each
+restart appends to the same file), units of work and runs, and in a league for all
+its tables together; the line that reaches the cap is cut, and the note follows once
+per file."""
 
 from __future__ import annotations
 
@@ -15,36 +21,41 @@ import json
 import time
 from datetime import datetime
 from pathlib import Path
-from typing import IO
 
 import trio
 
 from arena.referee.channel import Launch, Launcher, LineChannel
+from arena.referee.stderr_log import CappedLog
 
 LINE_CAP = 65536
 """Characters of one logged line kept (a bot's line may be 1 MiB)."""
 FILE_CAP = 64 << 20
-"""Bytes a protocol log may reach; the rest of the match is not logged."""
+"""Bytes a bot's protocol logs may hold in all (the default of TrafficLog's `cap`);
+the rest is not logged."""
+SUFFIX = ".protocol.log"
+NOTE = "\n[arena: protocol log capped at {cap} bytes]\n"
 
 
 class TrafficLog:
-    """One bot's protocol log, following the game and ply from the messages sent."""
+    """One bot's protocol log, following the game and ply from the messages sent; it
+    and the bot's other protocol logs hold at most `cap` bytes (default FILE_CAP)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, cap: int | None = None) -> None:
         self.path = path
-        self.handle: IO[str] | None = None
+        self.cap = FILE_CAP if cap is None else cap
+        self.file = CappedLog(path, SUFFIX, self.cap, NOTE)
+        self.failed = False
+        """The file could not be opened: say nothing, change nothing."""
         self.game = 0
         self.ply = 0
         self.last = time.perf_counter()
-        self.size = 0
 
-    def _open(self) -> IO[str] | None:
-        if self.handle is None and self.size < FILE_CAP:
-            try:
-                self.handle = self.path.open("a", encoding="utf-8")
-            except OSError:
-                self.size = FILE_CAP  # cannot log: say nothing, change nothing
-        return self.handle
+    def open(self) -> bool:
+        """Open the file and count what the bot's protocol logs hold (blocking); whether
+        anything more can be logged."""
+        if self.file.fd < 0 and not self.failed:
+            self.failed = not self.file.open()
+        return self.file.fd >= 0
 
     def sent(self, data: bytes) -> None:
         for line in data.splitlines():
@@ -68,8 +79,7 @@ class TrafficLog:
                 pass
 
     def _write(self, way: str, line: bytes) -> None:
-        handle = self._open()
-        if handle is None:
+        if not self.open() or self.file.done:
             return
         now = time.perf_counter()
         text = line.decode("utf-8", "backslashreplace")
@@ -79,17 +89,10 @@ class TrafficLog:
         entry = f"{datetime.now().isoformat(timespec='microseconds')} +{(now - self.last) * 1000:.3f}ms {where} " \
                 f"{way} {text}\n"
         self.last = now
-        handle.write(entry)
-        handle.flush()
-        self.size += len(entry.encode())
-        if self.size >= FILE_CAP:
-            handle.write(f"[arena: protocol log capped at {FILE_CAP} bytes]\n")
-            self.close()
+        self.file.write(entry.encode())
 
     def close(self) -> None:
-        if self.handle is not None:
-            self.handle.close()
-            self.handle = None
+        self.file.close()
 
 
 class LoggedChannel:
@@ -154,6 +157,8 @@ def logging_launcher(launcher: Launcher) -> Launcher:
         channel = await launcher(spec, nursery)
         if spec.log_path is None:
             return channel
-        return LoggedChannel(channel, TrafficLog(spec.log_path.with_suffix(".protocol.log")))
+        log = TrafficLog(spec.log_path.with_suffix(SUFFIX))
+        await trio.to_thread.run_sync(log.open)  # a league's first count reads every table's folder
+        return LoggedChannel(channel, log)
 
     return launch

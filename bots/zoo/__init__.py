@@ -8,5 +8,6 @@ exit_start (exits before reading anything), silent (never answers hello), huge_l
 child_keeps_pipes (a child holds the pipes open while the parent exits), fork_loop
 (forks up to ZOO_MAX_FORKS children, then hangs), unexpected (an extra unsolicited
 line after its answer), wrong_type (a ready message instead of an action),
-close_stdout (closes its stdout, keeps running).
+close_stdout (closes its stdout, keeps running), stderr_every_game (ZOO_STDERR_KB KiB,
+default 400, of stderr at the start of every game while playing correctly).
 """
