@@ -30,6 +30,7 @@ from arena.referee.botnames import resolve_bot
 from arena.referee.cgroups import CgroupSupport, cgroup_support
 from arena.referee.spec import BotSpec, Limits
 from tests.helpers.escape import (
+    CGROUPS_EXPECTED,
     SEATINGS,
     assert_game_sound,
     attack_report,
@@ -43,7 +44,7 @@ from tests.helpers.processes import processes_with
 
 skip_without_sandbox()
 
-needs_cgroups = pytest.mark.skipif(cgroup_support().version == 0 and os.environ.get("CI") != "true",
+needs_cgroups = pytest.mark.skipif(cgroup_support().version == 0 and not CGROUPS_EXPECTED,
                                    reason=f"no cgroups here: {cgroup_support().why}")
 
 

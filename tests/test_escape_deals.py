@@ -172,8 +172,9 @@ def test_without_the_private_copy_the_channel_carries_a_whole_hand(tmp_path: Pat
     """The same cheat without a sandbox (its folder as it is): the fresh process of game
     2 reads game 1's hand, its opponent's now. What the private copy closes is real."""
     first, second = page_cache_reports(tmp_path, Limits(sandbox=False))
-    hand = first.split("my hand ")[1]
-    assert second.startswith(f"game 1: found {hand};"), (first, second)
+    hand = set(first.split("my hand ")[1].split(","))
+    found = set(second.split("found ")[1].split(";")[0].split(","))
+    assert hand <= found and len(found) <= len(hand) + 2, (first, second)  # a page read by another is noise
 
 
 @pytest.mark.slow

@@ -23,11 +23,12 @@ from arena.referee.player import Timing
 from arena.referee.process import process_table, processes_in_group
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
+from tests.helpers.escape import CGROUPS_EXPECTED
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
-needs_cgroups = pytest.mark.skipif(cgroup_support().version == 0 and os.environ.get("CI") != "true",
+needs_cgroups = pytest.mark.skipif(cgroup_support().version == 0 and not CGROUPS_EXPECTED,
                                    reason="limits per bot tree need cgroups")
 
 
