@@ -268,3 +268,10 @@ def test_a_folder_with_too_many_masks_is_the_bots_fault_or_refused(tmp_path: Pat
     result = play([spec, honest()], tmp_path / "logs")
     assert_game_sound(result, "startup-failure")
     assert result.outcomes[0].faults[0].seat == 0
+
+
+def test_an_argument_too_long_to_be_a_file_name_is_just_an_argument(tmp_path: Path) -> None:
+    """A bot's argument of 300 letters (a JSON blob, a key) made placing its command
+    raise 'File name too long' in the referee."""
+    placed = botfolder.place([sys.executable, str(ESCAPE), "x" * 300, "--opt=" + "y" * 300], tmp_path)
+    assert placed.folder == ESCAPE.parent and placed.argv[2] == "x" * 300

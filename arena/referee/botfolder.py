@@ -67,6 +67,15 @@ def is_interpreter(program: str) -> bool:
     return name in INTERPRETERS or stem in INTERPRETERS or stem.removesuffix("w") in INTERPRETERS
 
 
+def _exists(path: Path) -> bool:
+    """Whether `path` names something; False for what cannot be a name at all (a word
+    of 300 letters, a NUL), which a bot's argument may well be."""
+    try:
+        return path.exists()
+    except (OSError, ValueError):
+        return False
+
+
 def file_arguments(argv: Sequence[str], base: Path) -> list[tuple[str, Path]]:
     """The arguments (after the program) that name an existing file or folder, relative
     ones from `base`, with their absolute path (an option's `--key=VALUE` counts by its
@@ -94,7 +103,7 @@ def program_folder(argv: Sequence[str], base: Path) -> Path | None:
     program = argv[0]
     if "/" in program and not is_interpreter(program):
         path = Path(program) if Path(program).is_absolute() else base / program
-        if path.is_file() and not is_system(path.resolve()):
+        if _exists(path) and path.is_file() and not is_system(path.resolve()):
             return Path(os.path.abspath(path)).parent
     for _, path in file_arguments(argv, base):
         if path.is_file() and not is_interpreter(path.name):  # `env X=1 python3 bot.py`: bot.py
@@ -107,14 +116,14 @@ def absolute_arguments(argv: Sequence[str], base: Path) -> list[str]:
     `base` (the program too, when it is a relative path): the bot then runs in its own
     folder, whichever folder the arena was started from."""
     out = list(argv)
-    if out and "/" in out[0] and not Path(out[0]).is_absolute() and (base / out[0]).exists():
+    if out and "/" in out[0] and not Path(out[0]).is_absolute() and _exists(base / out[0]):
         out[0] = os.path.abspath(base / out[0])
     for index, arg in enumerate(out[1:], start=1):
         prefix, value = ("", arg)
         if arg.startswith("-") and "=" in arg:
             key, value = arg.split("=", 1)
             prefix = key + "="
-        if value and not value.startswith("-") and not Path(value).is_absolute() and (base / value).exists():
+        if value and not value.startswith("-") and not Path(value).is_absolute() and _exists(base / value):
             out[index] = prefix + os.path.abspath(base / value)
     return out
 
