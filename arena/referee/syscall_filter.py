@@ -4,9 +4,9 @@
 The sandboxes of one machine share one kernel. Namespaces make most of its state
 private to a sandbox (processes, network, SysV and POSIX IPC, mounts), but not all: a
 kernel key, a lock on a file both sandboxes see, an inotify watch on such a file, the
-page cache of such a file are each a way for one bot process to tell another something
-exactly (a cheater read its opponents' hands in The Tree through keys and locks). The
-filter closes that class. Each rule says what it closes (`Rule.why`); `arena doctor`
+page cache of such a file, a futex in a page of such a file are each a way for one bot
+process to tell another something exactly (a cheater read its opponents' hands in The
+Tree through keys and locks). The filter closes that class. Each rule says what it closes (`Rule.why`); `arena doctor`
 prints them; docs/security.md lists what is left and measures it.
 
 Locks are granted without effect rather than refused: the JVM takes a lock on its
@@ -39,6 +39,13 @@ RWF_NOWAIT = 0x8
 CACHESTAT = 451
 """cachestat(2) (Linux 6.5) by number: libseccomp 2.5 does not know its name. New
 system calls have one number on every architecture."""
+FUTEX_WAITV, FUTEX_WAIT2 = 449, 455
+"""futex_waitv(2) (Linux 5.16) and futex2's futex_wait (6.7), by number likewise."""
+FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI = 0, 9, 11
+FUTEX_SHARED_OP = 0x7F | 0x80
+"""The bits of futex's op that say which operation and whether it is private
+(FUTEX_PRIVATE_FLAG, 128): a shared op has that bit clear."""
+FUTEX2_PRIVATE = 0x80
 
 
 @dataclass(frozen=True)
@@ -70,6 +77,7 @@ LOCKS = "file locks"
 WATCHES = "file watches"
 CACHE = "page cache probes"
 ASYNC = "io_uring, kernel AIO"
+WAITS = "shared futex waits"
 OTHER = "other kernel state"
 
 RULES: tuple[Rule, ...] = (
@@ -99,6 +107,17 @@ RULES: tuple[Rule, ...] = (
     *_calls("io_uring_setup io_uring_enter io_uring_register", errno.ENOSYS, ASYNC,
             "its operations run past this filter (no-wait reads among them)"),
     *_calls("io_setup io_submit", errno.ENOSYS, ASYNC, "kernel AIO can ask for no-wait reads (RWF_NOWAIT)"),
+    *_uses("futex", 1, (FUTEX_WAIT, FUTEX_WAIT_BITSET, FUTEX_WAIT_REQUEUE_PI), errno.EAGAIN, WAITS,
+           "a futex that is not private is the kernel's by the file it lies in: a wait on a word of a shared file "
+           "(any library both map) is woken by another sandbox, thousands of exact bits a second. The wait returns "
+           "at once, as when the word changed: a lock shared between a bot's own processes spins instead of "
+           "sleeping", mask=FUTEX_SHARED_OP),
+    Rule("futex_wait", errno.EAGAIN, WAITS, "the same, futex2's wait without FUTEX2_PRIVATE",
+         (3, FUTEX2_PRIVATE, 0), FUTEX_WAIT2),
+    Rule("futex_waitv", errno.ENOSYS, WAITS, "the same, several words at once (its flags lie in memory)",
+         number=FUTEX_WAITV),
+    *_calls("mq_open", errno.ENOSYS, OTHER, "POSIX message queues' names are the sandbox's, but their byte quota "
+            "is the host user's"),
     *_calls("shmget", errno.ENOSYS, OTHER, "SysV shared memory is counted by no per-process limit"),
     *_calls("bpf perf_event_open userfaultfd syslog", errno.ENOSYS, OTHER,
             "kernel programs, performance counters, page-fault handling and the kernel's log are the host's"),
@@ -182,7 +201,9 @@ _NAMES = {("fcntl", F_SETLK): "F_SETLK", ("fcntl", F_SETLKW): "F_SETLKW", ("fcnt
           ("fcntl", F_GETLEASE): "F_GETLEASE", ("fcntl", F_NOTIFY): "F_NOTIFY",
           ("preadv2", RWF_NOWAIT): "RWF_NOWAIT", ("pwritev2", RWF_NOWAIT): "RWF_NOWAIT",
           ("fadvise64", POSIX_FADV_DONTNEED): "DONTNEED", ("madvise", MADV_COLD): "MADV_COLD",
-          ("madvise", MADV_PAGEOUT): "MADV_PAGEOUT"}
+          ("madvise", MADV_PAGEOUT): "MADV_PAGEOUT", ("futex", FUTEX_WAIT): "FUTEX_WAIT",
+          ("futex", FUTEX_WAIT_BITSET): "FUTEX_WAIT_BITSET", ("futex", FUTEX_WAIT_REQUEUE_PI): "FUTEX_WAIT_REQUEUE_PI",
+          ("futex_wait", 0): "shared"}
 
 
 def _shown(rule: Rule) -> str:

@@ -1,0 +1,136 @@
+"""A covert channel between two sandboxes through the CPU they share.
+
+    cpu.py send CHANNEL SLOT BITS KEY      (BITS: a string of 0s and 1s)
+    cpu.py receive CHANNEL SLOT COUNT KEY
+
+Both print `ready`, read `go T` (a wall-clock time: the clock is shared, so any agreed
+time would do) and run one bit per SLOT seconds from T, Manchester-coded: the sender
+spins in the first half of the slot for a 1, in the second half for a 0, and sleeps
+otherwise; the receiver compares its two halves. The receiver prints `bits B SECONDS`.
+
+The sender spins one process per core (its cgroup quota, one core by default, then
+spreads that core's worth over all of them). Channels (what the receiver reads):
+  progress  its own progress: loop turns in the window (fewer while the sender spins)
+  running   /proc/stat procs_running, the machine's runnable tasks
+  pressure  /proc/pressure/cpu `some total`, time tasks waited for a CPU
+  idle      /proc/uptime, the machine's idle time (less while the sender spins)
+Standard library only.
+"""
+import mmap
+import os
+import sys
+import time
+from collections.abc import Callable
+
+# ---- the clock every channel script shares (copied, so that each script stands alone) ----
+
+def until(moment: float) -> None:
+    time.sleep(max(0.0, moment - time.time()))
+
+
+def send_bits(bits: str, start: float, slot: float, hold: Callable[[bool, float], None]) -> None:
+    """Manchester: a 1 is high then low, a 0 low then high; `hold(level, end)` keeps a level until `end`."""
+    for i, bit in enumerate(bits):
+        hold(bit == "1", start + (i + 0.5) * slot)
+        hold(bit == "0", start + (i + 1) * slot)
+
+
+def receive_bits(count: int, start: float, slot: float, measure: Callable[[float, float], float]) -> str:
+    """`measure(a, b)` reads the channel from a to b (larger when the sender is high)."""
+    bits = ""
+    for i in range(count):
+        first = measure(start + i * slot, start + (i + 0.5) * slot)
+        second = measure(start + (i + 0.5) * slot, start + (i + 1) * slot)
+        bits += "1" if first > second else "0"
+    return bits
+
+
+def level(read: Callable[[], float]) -> Callable[[float, float], float]:
+    """The mean of readings over the last half of the window (the sender's change has landed)."""
+    def measure(a: float, b: float) -> float:
+        until(a + (b - a) / 2)
+        values = [read()]
+        while time.time() < b - 0.0005:
+            values.append(read())
+            time.sleep(0.0005)
+        return sum(values) / len(values)
+    return measure
+
+
+def rate(read: Callable[[], float]) -> Callable[[float, float], float]:
+    """How much a counter grew from a quarter into the window to its end."""
+    def measure(a: float, b: float) -> float:
+        until(a + (b - a) / 4)
+        first = read()
+        until(b)
+        return read() - first
+    return measure
+
+
+def main(senders: dict[str, Callable[[], Callable[[bool, float], None]]],
+         receivers: dict[str, Callable[[], Callable[[float, float], float]]]) -> None:
+    mode, channel, slot, arg = sys.argv[1], sys.argv[2], float(sys.argv[3]), sys.argv[4]
+    act = senders[channel]() if mode == "send" else None
+    measure = receivers[channel]() if mode == "receive" else None
+    print("ready", flush=True)
+    start = float(sys.stdin.readline().split()[1])
+    if act is not None:
+        send_bits(arg, start, slot, act)
+        print("sent", flush=True)
+    elif measure is not None:
+        bits = receive_bits(int(arg), start, slot, measure)
+        print("bits", bits, f"{time.time() - start:.6f}", flush=True)
+
+
+# ---- the sender ---------------------------------------------------------------------------
+
+def spinners() -> Callable[[bool, float], None]:
+    """One child per core spins while a shared flag is set (the sender's own memory)."""
+    flag = mmap.mmap(-1, 1)
+    for _ in range(os.cpu_count() or 1):
+        if os.fork() == 0:
+            while True:
+                if flag[0]:
+                    for _ in range(10000):
+                        pass
+                else:
+                    time.sleep(0.0002)
+
+    def hold(high: bool, end: float) -> None:
+        flag[0] = int(high)
+        until(end)
+    return hold
+
+
+# ---- the receivers ------------------------------------------------------------------------
+
+def field(path: str, name: str, index: int) -> Callable[[], float]:
+    """Field `index` of the line of a /proc file that starts with `name`."""
+    def read() -> float:
+        with open(path) as handle:
+            for line in handle:
+                if line.startswith(name):
+                    return float(line.replace("=", " ").split()[index])
+        raise LookupError(name)
+    return read
+
+
+def progress(a: float, b: float) -> float:
+    until(a + (b - a) / 4)
+    turns = 0
+    while time.time() < b:
+        for _ in range(100):
+            pass
+        turns += 1
+    return -turns
+
+
+RECEIVERS: dict[str, Callable[[], Callable[[float, float], float]]] = {
+    "progress": lambda: progress,
+    "running": lambda: level(field("/proc/stat", "procs_running", 1)),
+    "pressure": lambda: rate(field("/proc/pressure/cpu", "some", 8)),
+    "idle": lambda: rate(lambda: -field("/proc/uptime", "", 1)()),
+}
+
+if __name__ == "__main__":
+    main({name: spinners for name in RECEIVERS}, RECEIVERS)
