@@ -2,7 +2,8 @@
 another. The cheat (bots/zoo/kernel_mailbox.py) plays The Tree at both seats of a table
 and at both games of a rotation (the second game deals the same hands, seats moved on,
 to fresh processes) and tries every mailbox: kernel keys, flock, POSIX and
-open-file-description locks, inotify, and FIFOs in a folder too large to copy. Under
+open-file-description locks, inotify, write-life hints of files its user owns (as an
+ordinary user), and FIFOs in a folder too large to copy. Under
 the default settings none finds a tile. With the system call filter taken away (and
 the sandboxes sharing one host user, as an ordinary user's do), the same bots read each
 other's hands: the attack is real, and the filter is what stops it.
@@ -29,7 +30,9 @@ from tests.helpers.escape import assert_game_sound, attack_report, play, skip_wi
 skip_without_sandbox()
 
 MAILBOX = Path(resolve_bot("zoo/kernel_mailbox", "the-tree").command[-1])
-FILTERED = ["keys", "flock", "lockf", "ofd", "inotify"]
+FILTERED = ["keys", "flock", "lockf", "ofd", "inotify", "hint"]
+OWNER = [] if os.geteuid() == 0 else ["hint"]
+"""Mailboxes open only to a user that owns what the sandboxes share (an ordinary user)."""
 
 
 def mailbox(channel: str, folder: Path | None = None) -> BotSpec:
@@ -76,14 +79,15 @@ def test_no_kernel_mailbox_carries_a_hand_between_seats_or_games(tmp_path: Path,
     assert_game_sound(result)
 
 
-@pytest.mark.parametrize("channel", ["keys", "flock", "inotify"])
+@pytest.mark.parametrize("channel", ["keys", "flock", "inotify", *OWNER])
 def test_without_the_filter_the_same_cheat_reads_the_other_hand(tmp_path: Path, channel: str,
                                                                 unfiltered: None) -> None:
     """(A file of the Python installation that some other process opens is noise to
     the inotify cheat: most of what it finds, not all, must be the other hand's.)"""
     result = play([mailbox(channel), mailbox(channel)], tmp_path, game="the-tree", games=2, per_move=10)
     found = set(found_tiles(tmp_path, channel))
-    assert len(found & set.union(*hands(result))) >= 3, attack_report(tmp_path, channel)
+    dealt = set().union(*hands(result))
+    assert len(found & dealt) >= 3, attack_report(tmp_path, channel)
 
 
 def large_folder(tmp_path: Path) -> Path:

@@ -33,6 +33,7 @@ set the high bits of the register, which the kernel ignores and a full compare w
 
 F_SETLK, F_SETLKW, F_OFD_SETLK, F_OFD_SETLKW = 6, 7, 37, 38
 F_SETLEASE, F_GETLEASE, F_NOTIFY = 1024, 1025, 1026
+F_GET_RW_HINT, F_SET_RW_HINT = 1035, 1036
 POSIX_FADV_DONTNEED = 4
 MADV_COLD, MADV_PAGEOUT = 20, 21
 RWF_NOWAIT = 0x8
@@ -73,7 +74,7 @@ def _uses(syscall: str, index: int, values: tuple[int, ...], answer: int, group:
 
 
 KEYS = "kernel keys"
-LOCKS = "file locks"
+LOCKS = "file locks and hints"
 WATCHES = "file watches"
 CACHE = "page cache probes"
 ASYNC = "io_uring, kernel AIO"
@@ -90,6 +91,9 @@ RULES: tuple[Rule, ...] = (
            "the same, for POSIX and open-file-description locks (lockf, SQLite): granted, they lock nothing"),
     *_uses("fcntl", 1, (F_SETLEASE, F_GETLEASE), errno.EINVAL, LOCKS,
            "a lease tells its holder when another process opens the file"),
+    *_uses("fcntl", 1, (F_GET_RW_HINT, F_SET_RW_HINT), errno.EINVAL, LOCKS,
+           "a write-life hint is the file's own, and a read-only mount does not stop its owner setting it: an "
+           "ordinary user's sandboxes are the owner of what they share (the toolchain in the home folder)"),
     *_uses("fcntl", 1, (F_NOTIFY,), errno.EINVAL, WATCHES,
            "dnotify tells a process when another reads a file in a folder both see"),
     *_calls("inotify_init inotify_init1 inotify_add_watch fanotify_init fanotify_mark", errno.ENOSYS, WATCHES,
@@ -199,6 +203,7 @@ def summary() -> list[str]:
 _NAMES = {("fcntl", F_SETLK): "F_SETLK", ("fcntl", F_SETLKW): "F_SETLKW", ("fcntl", F_OFD_SETLK): "F_OFD_SETLK",
           ("fcntl", F_OFD_SETLKW): "F_OFD_SETLKW", ("fcntl", F_SETLEASE): "F_SETLEASE",
           ("fcntl", F_GETLEASE): "F_GETLEASE", ("fcntl", F_NOTIFY): "F_NOTIFY",
+          ("fcntl", F_GET_RW_HINT): "F_GET_RW_HINT", ("fcntl", F_SET_RW_HINT): "F_SET_RW_HINT",
           ("preadv2", RWF_NOWAIT): "RWF_NOWAIT", ("pwritev2", RWF_NOWAIT): "RWF_NOWAIT",
           ("fadvise64", POSIX_FADV_DONTNEED): "DONTNEED", ("madvise", MADV_COLD): "MADV_COLD",
           ("madvise", MADV_PAGEOUT): "MADV_PAGEOUT", ("futex", FUTEX_WAIT): "FUTEX_WAIT",

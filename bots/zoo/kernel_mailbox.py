@@ -14,6 +14,9 @@ ZOO_CHANNEL picks the mailbox:
   open-file-description locks); the others try a lock on every file without waiting.
 - inotify: a seat opens the files of its tiles again and again; the others watch every
   file for opens.
+- hint: a seat sets the write-life hint (F_SET_RW_HINT) of the files of its tiles among
+  the shared files its user owns (an ordinary user owns the toolchain in its home);
+  the others read the hints (F_GET_RW_HINT).
 - fifo: FIFOs chan0..chan3 in the bot's folder (ZOO_FOLDER), a folder too large to be
   copied: a seat writes its hand to its FIFO and reads the others'.
 
@@ -171,6 +174,48 @@ class Locks(Mailbox):
         return found
 
 
+class Hint(Mailbox):
+    """Seat s signals through files s*36 .. s*36+35 of those it owns (hint 2 = a tile)."""
+
+    F_GET_RW_HINT, F_SET_RW_HINT = 1035, 1036
+
+    def _files(self, seat: int) -> list[str]:
+        owned = []
+        for root, _, names in os.walk(sys.prefix):
+            for name in sorted(names):
+                path = os.path.join(root, name)
+                if os.path.isfile(path) and not os.path.islink(path) and os.stat(path).st_uid == os.getuid():
+                    owned.append(path)
+            if len(owned) >= 4 * len(TILES):
+                break
+        return sorted(owned)[seat * len(TILES):(seat + 1) * len(TILES)]
+
+    def send(self, hand: list[str]) -> str:
+        files = self._files(self.seat)
+        for tile, path in zip(TILES, files):
+            fd = os.open(path, os.O_RDONLY)
+            try:
+                fcntl.fcntl(fd, self.F_SET_RW_HINT, struct.pack("Q", 2 if tile in hand else 1))
+            finally:
+                os.close(fd)
+        return f"{len(files)} hints"
+
+    def receive(self) -> list[str]:
+        found = []
+        for seat in range(4):
+            if seat == self.seat:
+                continue
+            for tile, path in zip(TILES, self._files(seat)):
+                fd = os.open(path, os.O_RDONLY)
+                try:
+                    hint = struct.unpack("Q", fcntl.fcntl(fd, self.F_GET_RW_HINT, struct.pack("Q", 0)))[0]
+                finally:
+                    os.close(fd)
+                if hint == 2:
+                    found.append(tile)
+        return found
+
+
 class Inotify(Mailbox):
     IN_OPEN = 0x20
 
@@ -237,7 +282,8 @@ class Fifo(Mailbox):
         return [tile for line in text.splitlines() for tile in line.split(",") if tile]
 
 
-MAILBOXES = {"keys": Keys, "flock": Locks, "lockf": Locks, "ofd": Locks, "inotify": Inotify, "fifo": Fifo}
+MAILBOXES = {"keys": Keys, "flock": Locks, "lockf": Locks, "ofd": Locks, "inotify": Inotify, "hint": Hint,
+             "fifo": Fifo}
 
 
 def main() -> None:
