@@ -25,6 +25,7 @@ from arena.records.files import read_record_file
 from arena.records.writer import write_record
 from arena.referee.process import process_table
 from arena.referee.sandbox import find_bwrap
+from tests.helpers.deal_memory import remembered, shared, timed_league
 
 FIRST = """
 import json, sys, time
@@ -145,6 +146,26 @@ def test_a_cluster_stores_the_same_games_as_one_machine(tmp_path: Path, secret: 
     one, many = stripped_records(here / "night" / "league.pgn"), stripped_records(there / "night" / "league.pgn")
     assert len(one) == 12 and one == many
     assert runner.invoke(app, ["verify", str(there / "night" / "league.pgn")]).exit_code == 0
+
+
+def test_a_cluster_never_plays_one_deal_at_two_tables_with_one_bot(tmp_path: Path, secret: str,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """The Tree, 3 seats and 4 bots (every two tables share two bots) on 2 workers: a
+    table's run of a cycle is submitted only once no task holding one of its bots on
+    that cycle's seed is left (its bots reaped), so the timed recording bots' logs on
+    the workers show no two games or processes of one bot on one deal at once."""
+    cache = tmp_path / "cache"
+    monkeypatch.setenv("ARENA_CACHE", str(cache))
+    path = timed_league(tmp_path, 3, 4, 6, 2, extra='[cluster]\naddress = "local:2"')
+    result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    assert result.exit_code == 0, result.output
+    records = read_record_file(tmp_path / "timed" / "league.pgn")
+    assert len(records) == 24 and all(r.termination == "normal" for r in records)
+    logs = sorted((cache / "logs").glob("*/*.log"))
+    sharing, memory = shared(logs, records), remembered(logs, records)
+    assert sharing.games == 24 * 3
+    assert (sharing.overlapping_games, sharing.overlapping_processes, sharing.tiles) == (0, 0, 0), sharing
+    assert (memory.remembering, memory.tiles) == (0, 0), memory
 
 
 def _run_league(folder: Path, *more: str) -> subprocess.Popen[str]:

@@ -203,3 +203,15 @@ def test_no_remembered_tiles_over_many_games_for_every_schedule(tmp_path: Path, 
             print(f"\n{where}: {memory}")
     for where, memory in counts.items():
         assert memory.records >= 40 and (memory.remembering, memory.tiles) == (0, 0), (where, memory)
+
+
+def test_a_process_never_plays_dice_it_has_seen(tmp_path: Path) -> None:
+    """Roots deals the same dice to both games of a seat rotation: a process that played
+    the first would know every roll of the second before it came. Each game of a
+    rotation is played by a fresh process (the escape bot counts its games); the first
+    game of the next rotation, other dice, may go on in the same one."""
+    from tests.helpers.escape import escape, honest, play
+
+    play([escape("scratch", game="roots"), honest("roots")], tmp_path, game="roots", games=4)
+    counts = [report.split(" of this process")[0] for report in attack_report(tmp_path, "scratch")]
+    assert counts == ["game 1", "game 1", "game 2", "game 1"]

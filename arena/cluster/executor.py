@@ -9,7 +9,15 @@ again on another worker when its worker dies; if it gives up (the task's workers
 too often), the games not yet reported are submitted again as a new task. A game
 reported twice (a task played again after some of its games arrived) is stored once:
 the store keeps the first. Bot folders travel once, packed and named by their hash;
-shipped bots come with the arena on every worker."""
+shipped bots come with the arena on every worker.
+
+A job is submitted only when no job on the cluster holds one of its deals (a bot and a
+seed: arena.league.deal_locks), and at most two per worker thread are (one playing, one
+queued behind it, so a worker never waits for this side). A job holds its deals from
+its submission until its task has ended (the task returns once every bot process of
+its games is reaped), through every resubmission; the games of a job all stored do not
+free them while its task still runs (its bots may still be quitting, or Dask may be
+playing it again after its worker died)."""
 
 from __future__ import annotations
 
@@ -25,6 +33,7 @@ import trio
 from arena.cluster.reports import outcome
 from arena.cluster.units import MAX_FOLDER_MB, PackageError, folder_size, pack_folder, shipped_root, work_unit
 from arena.errors import ArenaError
+from arena.league.deal_locks import Deal, Dispatcher
 from arena.league.executor import GameSink, Job
 from arena.league.schedule import ScheduledGame
 from arena.records.record import Ply
@@ -38,6 +47,10 @@ LATE_S = 5.0
 """How long the reports of a finished task may take to be read before its missing
 games are played again."""
 CONNECT_S = 30.0
+CAPACITY_S = 2.0
+"""How often the cluster's worker threads are counted again (workers join and leave)."""
+ENDED = ("finished", "error", "cancelled", "lost")
+"""The states of a future whose task is not running (any longer)."""
 
 
 class ClusterError(ArenaError):
@@ -48,12 +61,21 @@ class ClusterError(ArenaError):
 class _Running:
     """One job on the cluster: the games not yet stored and its current task."""
 
+    key: str
     job: Job
     left: dict[int, ScheduledGame]
     future: Any = None
     attempts: int = 0
     packages: dict[Path, tuple[str, Any]] = field(default_factory=dict)
     """Per bot folder: its package name and the cluster's future of its bytes."""
+
+    def ended(self) -> bool:
+        """Whether its games are all stored and its task is over (its bots reaped)."""
+        return not self.left and (self.future is None or self.future.status in ENDED)
+
+
+def _deals(item: _Running) -> frozenset[Deal]:
+    return item.job.deals
 
 
 def bot_folders(specs: list[BotSpec]) -> list[Path]:
@@ -182,15 +204,12 @@ class DaskExecutor:
         from distributed import Queue
 
         queue = await trio.to_thread.run_sync(lambda: Queue(f"arena-{self.run_id}", client=self.client))
-        running = {f"arena-{self.run_id}-{k}": _Running(job, {g.index: g for g in job.games})
-                   for k, job in enumerate(jobs)}
+        items = [_Running(f"arena-{self.run_id}-{k}", job, {g.index: g for g in job.games}, packages=packages)
+                 for k, job in enumerate(jobs)]
         try:
-            for key, item in running.items():
-                item.packages = packages
-                await self._submit(key, item)
-            await self._collect(running, queue, sink)
+            await self._collect(items, queue, sink)
         finally:
-            futures = [item.future for item in running.values() if item.future is not None]
+            futures = [item.future for item in items if item.future is not None]
             if futures and self.client is not None:
                 client = self.client
                 await trio.to_thread.run_sync(lambda: client.cancel(futures))
@@ -214,18 +233,18 @@ class DaskExecutor:
             if future.status != "finished":
                 packages[folder] = (name, self.client.scatter(self._bytes[name], hash=False))
 
-    async def _submit(self, key: str, item: _Running) -> None:
+    async def _submit(self, item: _Running) -> None:
         from arena.cluster.worker import run_unit
 
         job = item.job
         if len(item.left) < len(job.games):  # only the games not reported yet
             plan = job.config.plan or ()
             keep = [i for i, g in enumerate(job.games) if g.index in item.left]
-            job = Job([job.games[i] for i in keep], job.specs,
-                      replace(job.config, plan=tuple(plan[i] for i in keep), games=len(keep)))
+            job = replace(job, games=[job.games[i] for i in keep],
+                          config=replace(job.config, plan=tuple(plan[i] for i in keep), games=len(keep)))
         await trio.to_thread.run_sync(self._rescatter, item.packages)
         names = {folder: name for folder, (name, _) in item.packages.items()}
-        unit = work_unit(f"{key}-{item.attempts}", job, names)
+        unit = work_unit(f"{item.key}-{item.attempts}", job, names)
         folders = bot_folders(job.specs)
         needed = {name: future for folder, (name, future) in item.packages.items() if folder in folders}
         client = self.client
@@ -234,11 +253,14 @@ class DaskExecutor:
         item.future = await trio.to_thread.run_sync(submit)
         item.attempts += 1
 
-    async def _collect(self, running: dict[str, _Running], queue: Any, sink: GameSink) -> None:
-        """Store each report as it arrives; submit again what Dask gave up on, and what
-        a finished task never reported."""
-        where = {index: item for item in running.values() for index in item.left}
+    async def _collect(self, items: list[_Running], queue: Any, sink: GameSink) -> None:
+        """Submit each job when the dispatcher lets it start, store each report as it
+        arrives, submit again what Dask gave up on and what a finished task never
+        reported, and free a job's deals once its task has ended."""
+        dispatcher = Dispatcher(items, _deals, self.wanted_jobs())
+        where = {index: item for item in items for index in item.left}
         finished_at: dict[str, float] = {}
+        counted_at = trio.current_time()
         live = LiveGames(sink)
 
         async def store() -> bool:
@@ -254,26 +276,35 @@ class DaskExecutor:
                     await sink.finished(game, outcome(data))
             return bool(reports)
 
-        while any(item.left for item in running.values()):
+        while dispatcher.waiting or any(item.left for item in dispatcher.running):
+            for item in dispatcher.take_all():
+                await self._submit(item)
             got = await store()
             now = trio.current_time()
-            for key, item in running.items():
-                status = item.future.status if item.left and item.future is not None else None
-                if status in ("error", "cancelled", "lost"):
-                    await self._retry(key, item)
+            for item in list(dispatcher.running):
+                status = item.future.status if item.future is not None else None
+                if item.ended():
+                    dispatcher.release(item)
+                elif not item.left:
+                    continue  # every game stored, the task still running (its bots quitting)
+                elif status in ("error", "cancelled", "lost"):
+                    await self._retry(item)
                 elif status == "finished":
                     # Its reports were put on the queue before it finished: give them a
                     # moment to be read, then play the missing games again.
-                    if now - finished_at.setdefault(key, now) > LATE_S:
-                        finished_at.pop(key)
-                        await self._submit(key, item)
+                    if now - finished_at.setdefault(item.key, now) > LATE_S:
+                        finished_at.pop(item.key)
+                        await self._submit(item)
+            if now - counted_at > CAPACITY_S:
+                counted_at = now
+                dispatcher.capacity = max(1, await trio.to_thread.run_sync(self.wanted_jobs))
             if not got:
                 await trio.sleep(POLL_S)
 
-    async def _retry(self, key: str, item: _Running) -> None:
+    async def _retry(self, item: _Running) -> None:
         if item.attempts > RESUBMISSIONS:
             error = await trio.to_thread.run_sync(item.future.exception)
             raise ClusterError(f"the cluster failed to play {len(item.left)} game(s) after {item.attempts} tries "
                                f"({type(error).__name__}: {str(error)[:300]}); the games stored so far are kept: "
                                "check the workers and run the league again to resume")
-        await self._submit(key, item)
+        await self._submit(item)

@@ -1,12 +1,15 @@
 """Who plays a league's games: the executor. The runner cuts the pending games into
-jobs (a table's bots and a run of its games, whole seat rotations) and hands them to
-an executor, which plays them and reports each game to the runner as it ends (and, in
-one process, each ply for the live page). Two executors: `LocalExecutor` plays on this
-machine with `league.concurrency` tables at once; the Dask one (arena.cluster) spreads
-the jobs over a cluster. The runner does not know which it has."""
+jobs (a table's bots and a run of its games, whole seat rotations; in a game with
+chance, a span of cycles) and hands them to an executor, which plays them and reports each
+game to the runner as it ends (and, in one process, each ply for the live page). Two
+executors: `LocalExecutor` plays on this machine with `league.concurrency` jobs at
+once; the Dask one (arena.cluster) spreads the jobs over a cluster. Both start a job
+only when no running job holds one of its deals (arena.league.deal_locks). The runner
+does not know which executor it has."""
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -14,6 +17,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.games.base import State
+from arena.league.deal_locks import Deal, Dispatcher
 from arena.league.schedule import ScheduledGame
 from arena.records.record import Ply
 from arena.referee.match import MatchConfig, play_match
@@ -29,6 +33,13 @@ class Job:
     games: list[ScheduledGame]
     specs: list[BotSpec]
     config: MatchConfig
+    deals: frozenset[Deal] = frozenset()
+    """The (bot, seed) deals its processes see (arena.league.deal_locks.unit_deals):
+    no other job holding one of them may run while this one does."""
+
+
+def job_deals(job: Job) -> frozenset[Deal]:
+    return job.deals
 
 
 class GameSink(Protocol):
@@ -58,7 +69,8 @@ class Executor(Protocol):
 
 
 class LocalExecutor:
-    """Jobs played in this process, `concurrency` at a time."""
+    """Jobs played in this process, `concurrency` at a time, each started when no
+    running job holds one of its deals."""
 
     def __init__(self, concurrency: int) -> None:
         self.concurrency = concurrency
@@ -67,18 +79,23 @@ class LocalExecutor:
         return self.concurrency
 
     async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
-        limiter = trio.CapacityLimiter(self.concurrency)
+        dispatcher = Dispatcher(jobs, job_deals, self.concurrency)
+        ended_send, ended = trio.open_memory_channel[Job](math.inf)
         pgids: list[int] = []
         stopped: list[ArenaError] = []
         async with trio.open_nursery() as nursery:
-            for job in jobs:
-                nursery.start_soon(self._one, job, sink, limiter, pgids, stopped, nursery.cancel_scope)
+            while not dispatcher.finished:
+                for job in dispatcher.take_all():
+                    nursery.start_soon(self._one, job, sink, ended_send, pgids, stopped, nursery.cancel_scope)
+                dispatcher.release(await ended.receive())
         if stopped:
             raise stopped[0]
         return pgids
 
-    async def _one(self, job: Job, sink: GameSink, limiter: trio.CapacityLimiter, pgids: list[int],
+    async def _one(self, job: Job, sink: GameSink, ended: trio.MemorySendChannel[Job], pgids: list[int],
                    stopped: list[ArenaError], everything: trio.CancelScope) -> None:
+        """Play `job`; once play_match has returned (every process of the job reaped),
+        tell the dispatcher, which frees its deals."""
         current: list[ScheduledGame] = []
 
         async def starting(index: int) -> None:
@@ -99,6 +116,6 @@ class LocalExecutor:
                 return True
             return False
 
-        async with limiter:
-            result = await play_match(job.config, job.specs, done, watch, before_game=starting)
-            pgids.extend(result.pgids)
+        result = await play_match(job.config, job.specs, done, watch, before_game=starting)
+        pgids.extend(result.pgids)
+        ended.send_nowait(job)

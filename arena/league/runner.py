@@ -1,5 +1,6 @@
-"""Play a league's pending games: each table's bots start once and serve its games
-(the match layer restarts a bot after a crash); finished games are stored at once."""
+"""Play a league's pending games: each unit's bots (a table's, or in a game with
+chance a table's for a span of cycles) start once and serve its games (the match
+layer restarts a bot after a crash); finished games are stored at once."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from datetime import UTC, datetime
 import trio
 
 from arena.league.config import League
+from arena.league.deal_locks import unit_deals
 from arena.league.executor import Executor, Job, LocalExecutor
 from arena.league.growth import LeaguePlan, plan_league
 from arena.league.schedule import ScheduledGame, work_units
@@ -92,7 +94,7 @@ def open_league_plan(league: League, grow: bool = True) -> tuple[LeagueStore, Le
 
 class LeagueRunner:
     """Runs the pending games of an opened league through an executor (this machine,
-    `league.concurrency` tables at once, unless another is given: a cluster's), and
+    `league.concurrency` jobs at once, unless another is given: a cluster's), and
     stores each game the moment it ends. It is the executor's GameSink."""
 
     def __init__(self, league: League, store: LeagueStore, schedule: list[ScheduledGame],
@@ -124,7 +126,7 @@ class LeagueRunner:
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
         at once with a LeagueStoreError, the games stored so far intact."""
-        units = work_units(self.pending, self.league.seats, self.executor.wanted_jobs())
+        units = work_units(self.pending, self.league.seats, self.executor.wanted_jobs(), self.league.game.has_chance)
         jobs = [self.job(unit) for unit in units]
         async with trio.open_nursery() as beside:
             beside.start_soon(self.under_way.keep_file)
@@ -144,7 +146,8 @@ class LeagueRunner:
         return specs
 
     def job(self, unit: list[ScheduledGame]) -> Job:
-        """A run of one table's games as a job for the executor."""
+        """A run of one table's games as a job for the executor, with the deals its
+        processes see (which no other job may hold while it runs)."""
         table = tuple(sorted(set(unit[0].seats)))
         plan = tuple(PlannedGame(tuple(table.index(b) for b in g.seats), g.seed, g.round,
                                  opening_of_cycle(self.league.openings, g.cycle), (self.league.seed, g.cycle),
@@ -156,7 +159,7 @@ class LeagueRunner:
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
             log_protocol=league.log_protocol, random_opening=league.random_opening,
         )
-        return Job(unit, self.specs(table), config)
+        return Job(unit, self.specs(table), config, unit_deals(unit, league.game.has_chance))
 
     # ---- the executor's sink -------------------------------------------------------------
 

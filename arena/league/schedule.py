@@ -5,7 +5,8 @@ gauntlet: every table holds the gauntlet bot and `seats - 1` others. Each table 
 `games_per_pairing` games in cycles of `seats` games; within a cycle the seats rotate
 (each bot plays each seat once) and the seed is the same, so chance is dealt
 duplicate and first-move advantage cancels. Cycle c of every table has the same seed:
-all tables face the same deals and dice.
+all tables face the same deals and dice (and no bot plays one deal at two tables at
+once: arena.league.deal_locks).
 """
 
 from __future__ import annotations
@@ -90,10 +91,19 @@ def build_schedule(league: League) -> list[ScheduledGame]:
     return games
 
 
-def work_units(pending: list[ScheduledGame], seats: int, concurrency: int) -> list[list[ScheduledGame]]:
-    """Group pending games for the workers: one unit per table (its bots start once
-    and serve all its games), split into whole rotation cycles when there are fewer
-    tables than workers so every worker has something to play."""
+def work_units(pending: list[ScheduledGame], seats: int, concurrency: int,
+               chance: bool = False) -> list[list[ScheduledGame]]:
+    """Group pending games for the workers, in the order they should start.
+
+    With chance (a deal, dice), see `cycle_units`: each unit's processes end with it,
+    and the dispatcher (arena.league.deal_locks) keeps it from running beside a unit
+    that shares a bot and a seed with it.
+
+    Without chance, one unit per table (its bots start once and serve all its games),
+    split into whole rotation cycles when there are fewer tables than workers so
+    every worker has something to play."""
+    if chance:
+        return cycle_units(pending, concurrency)
     by_table: dict[int, list[ScheduledGame]] = {}
     for game in pending:
         by_table.setdefault(game.table, []).append(game)
@@ -107,3 +117,42 @@ def work_units(pending: list[ScheduledGame], seats: int, concurrency: int) -> li
         half = min(max(half, seats), len(largest) - 1)
         units += [largest[:half], largest[half:]]
     return units
+
+
+def cycle_span(pending: list[ScheduledGame], concurrency: int) -> int:
+    """How many cycles a unit of a game with chance plays. A unit's bots start once for
+    all its cycles (in Roots they serve every game of it; in The Tree all but the first
+    game of each cycle need fresh processes anyway), so long units start fewer bots; but
+    only units of different spans of cycles, or of tables sharing no bot, run at once.
+    So: the longest span that leaves enough spans to fill twice `concurrency` workers,
+    counting the tables that can play one cycle together (The Tree with 3 seats and 4
+    bots: one table, so spans alone fill the workers)."""
+    cycles = len({game.cycle for game in pending})
+    together = disjoint_tables({tuple(sorted(set(game.seats))) for game in pending})
+    spans = -(-2 * max(1, concurrency) // together)
+    return max(1, cycles // spans)
+
+
+def disjoint_tables(tables: set[tuple[int, ...]]) -> int:
+    """How many of `tables` can at least play at once: taken in order, each sharing no
+    bot with those taken before (at least 1)."""
+    busy: set[int] = set()
+    count = 0
+    for table in sorted(tables):
+        if busy.isdisjoint(table):
+            busy |= set(table)
+            count += 1
+    return max(1, count)
+
+
+def cycle_units(pending: list[ScheduledGame], concurrency: int) -> list[list[ScheduledGame]]:
+    """The units of a game with chance: one per table and span of cycles (cycle_span;
+    cycles counted from 0, so a span is the same cycles at every table), its games in
+    schedule order, ordered by span, then table: span by span across the tables, so a
+    league stopped early leaves its tables with as many cycles played, give or take a
+    span or two."""
+    span = cycle_span(pending, concurrency)
+    units: dict[tuple[int, int], list[ScheduledGame]] = {}
+    for game in pending:
+        units.setdefault((game.cycle // span, game.table), []).append(game)
+    return [units[key] for key in sorted(units)]

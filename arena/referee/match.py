@@ -197,7 +197,7 @@ async def play_match(
                     random_opening=0 if planned.opening else config.random_opening,
                 )
                 for player in seated:
-                    await player.new_game(planned.seed, config.game.has_hidden_information)
+                    await player.new_game(planned.seed, config.game.has_chance)
                 outcome = await _play_one(setup, seated, nursery, watcher, before_game, index, players)
                 result.outcomes.append(outcome)
                 result.seatings.append(seats)

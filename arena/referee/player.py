@@ -61,7 +61,7 @@ class BotPlayer:
         self.launcher = launcher
         self.hidden = hidden
         self.seen_seeds: set[int] = set()
-        """Seeds of the games the current process has played (hidden deals it saw)."""
+        """Seeds of the games the current process has played (deals and dice it saw)."""
         self.cpu_mark: float | None = None
         """The bot's CPU time at its last answer (or ready): a decision's CPU is the rise."""
         self.channel: LineChannel | None = None
@@ -189,14 +189,14 @@ class BotPlayer:
                                                        f"then: {fault.reason} ({fault.detail})")
         return fault
 
-    async def new_game(self, seed: int, hidden_deal: bool) -> None:
+    async def new_game(self, seed: int, chance: bool) -> None:
         """Before each game: empty the bot's writable folders (off the event loop and
         within a budget: a bot whose folders cannot be reached or emptied is restarted,
-        with empty ones); in a game with hidden information whose deal this process has
-        already played (from another seat), end the process so that a fresh one takes
-        the seat."""
+        with empty ones); in a game with chance whose seed this process has already
+        played (from another seat), end the process so that a fresh one takes the seat:
+        it would know the hidden hands (The Tree) or the dice to come (Roots)."""
         self.game_legal = None
-        if hidden_deal and seed in self.seen_seeds:
+        if chance and seed in self.seen_seeds:
             self.kill()
         if self.channel is not None and not await self.channel.clear_scratch():
             self.kill()

@@ -1,0 +1,266 @@
+"""One entrant never holds one deal at two tables at once (arena.league.deal_locks).
+
+A league deals duplicate: cycle c of every table is on one seed. A bot with live
+processes at two tables of one cycle could pass the hidden hands (The Tree) or the
+coming dice (Roots) between them. The rule: in a game with chance, two units of work
+sharing a bot and a seed never run at once, a unit's processes living no longer than
+the unit. Checked three ways: the dispatcher alone over every finishing order it may
+meet (no two running units share a deal, every game played once, never stuck); a
+league of in-memory bots that note when each of their processes lives and which
+cycles it sees; and sandboxed recording bots with a clock (tests/timed_recording_bot.py)
+whose logs give each game's and each process's time and what it was told. The Dask
+executor's share is in tests/test_cluster.py.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import random
+from dataclasses import dataclass, field, replace
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+import trio
+from typer.testing import CliRunner
+
+from arena.cli import app
+from arena.league.config import League, load_league
+from arena.league.deal_locks import Dispatcher, unit_deals
+from arena.league.executor import GameSink, Job, LocalExecutor
+from arena.league.runner import LeagueRunner, open_league
+from arena.league.schedule import ScheduledGame, build_schedule, cycle_span, work_units
+from arena.paired_match import deal
+from arena.records.files import read_record_file
+from arena.referee.channel import FakeBotIO, Launch, Launcher, LineChannel, MemoryChannel
+from tests.helpers.deal_memory import Memory, Sharing, remembered, shared, timed_league
+
+# ---- the dispatcher alone ------------------------------------------------------------------
+
+
+def tree_league(tmp_path: Path, seats: int, bots: int, games: int, concurrency: int = 2,
+                game: str = "the-tree") -> Path:
+    entries = "".join(f'[[bots]]\nname = "b{k}"\ncommand = "random"\n' for k in range(bots))
+    path = tmp_path / "league.toml"
+    path.write_text(f'name = "deals"\ngame = "{game}"\nseats = {seats}\ngames_per_pairing = {games}\n'
+                    f'concurrency = {concurrency}\nseed = 5\n[time]\nper_move = "5s"\n{entries}')
+    return path
+
+
+Unit = list[ScheduledGame]
+
+
+def shares_a_deal(one: Unit, other: Unit) -> bool:
+    """Whether two units have a bot and a seed in common (from their games, not from
+    what the dispatcher holds)."""
+    return any(set(a.seats) & set(b.seats) and a.seed == b.seed for a in one for b in other)
+
+
+def dispatch(units: list[Unit], concurrency: int, rng: random.Random) -> list[Unit]:
+    """Play `units` through a dispatcher, ending a running unit chosen by `rng` each
+    step; checks the rule at every step and returns the units in the order started."""
+    dispatcher = Dispatcher(units, lambda unit: unit_deals(unit, chance=True), concurrency)
+    started: list[Unit] = []
+    while not dispatcher.finished:
+        started += dispatcher.take_all()
+        running = dispatcher.running
+        assert running, "stuck: units wait and none runs"
+        assert len(running) <= concurrency
+        for one, other in itertools.combinations(running, 2):
+            assert not shares_a_deal(one, other), (one, other)
+        for unit in dispatcher.waiting:  # nothing left waiting that could have started
+            assert len(running) == concurrency or any(shares_a_deal(unit, r) for r in running)
+        dispatcher.release(rng.choice(running))
+    return started
+
+
+@pytest.mark.parametrize(("seats", "bots"), [(3, 4), (4, 5), (2, 4)])
+@pytest.mark.parametrize("concurrency", [2, 4])
+@pytest.mark.parametrize("cycles", [3, 8])
+def test_the_dispatcher_never_runs_two_units_sharing_a_bot_and_a_seed(tmp_path: Path, seats: int, bots: int,
+                                                                       concurrency: int, cycles: int) -> None:
+    league = load_league(tree_league(tmp_path, seats, bots, cycles * seats, concurrency))
+    schedule = build_schedule(league)
+    units = work_units(schedule, seats, concurrency, chance=True)
+    span = cycle_span(schedule, concurrency)
+    assert all(len({g.table for g in unit}) == 1 and len({g.cycle // span for g in unit}) == 1 for unit in units)
+    assert max(len(unit) for unit in units) == span * seats
+    assert [(u[0].cycle, u[0].table) for u in units] == sorted((u[0].cycle, u[0].table) for u in units)
+    for trial in range(200):
+        started = dispatch(units, concurrency, random.Random(trial))
+        played = sorted(g.index for unit in started for g in unit)
+        assert played == [g.index for g in schedule]  # every game once
+
+
+@pytest.mark.parametrize(("seats", "bots", "cycles", "concurrency", "span"), [
+    (3, 4, 3, 2, 1),  # short: one cycle a unit
+    (3, 4, 8, 2, 2),  # every two tables share bots: 4 spans for twice 2 workers
+    (3, 4, 8, 4, 1),
+    (2, 4, 8, 2, 4),  # two tables at a time share no bot: 2 spans are enough
+    (2, 4, 8, 4, 2),
+    (2, 4, 50, 2, 25),
+])
+def test_a_unit_spans_as_many_cycles_as_leave_every_worker_busy(tmp_path: Path, seats: int, bots: int, cycles: int,
+                                                                 concurrency: int, span: int) -> None:
+    schedule = build_schedule(load_league(tree_league(tmp_path, seats, bots, cycles * seats, concurrency)))
+    assert cycle_span(schedule, concurrency) == span
+
+
+def test_units_of_a_game_without_chance_hold_no_deal(tmp_path: Path) -> None:
+    league = load_league(tree_league(tmp_path, 3, 4, 6, game="btt"))
+    units = work_units(build_schedule(league), 3, 2, chance=league.game.has_chance)
+    assert len(units) == 4 and not any(unit_deals(unit, league.game.has_chance) for unit in units)
+    started = dispatch(units, 2, random.Random(1))
+    assert len(started) == 4
+
+
+def test_a_paired_match_never_deals_one_seed_to_two_tables() -> None:
+    """`arena match --concurrency N`: the two games of a pair (one seed and opening,
+    seats swapped) go to one table, so no seed is ever played at two tables; resumed
+    with a pair half played, too."""
+    for tables in (1, 2, 3, 4):
+        for numbers in (list(range(20)), [n for n in range(20) if n not in (4, 7, 8)]):
+            seen: dict[int, int] = {}
+            for table, games in enumerate(deal(numbers, 9, tables)):
+                for _, planned in games:
+                    assert seen.setdefault(planned.seed, table) == table
+
+
+# ---- a league of in-memory bots that note their lives -------------------------------------
+
+
+@dataclass
+class Life:
+    """One process of a fake bot: when it began and ended (ticks of one counter) and
+    the cycles (seeds) of the games it was started for."""
+
+    bot: str
+    began: int
+    ended: int = -1
+    cycles: set[int] = field(default_factory=set)
+
+
+class NotingBots:
+    """Fake bots (first legal action) that note every process's life."""
+
+    def __init__(self, seats: int) -> None:
+        self.seats = seats
+        self.ticks = itertools.count()
+        self.lives: list[Life] = []
+
+    async def play(self, bot: str, io: FakeBotIO) -> None:
+        life = Life(bot, next(self.ticks))
+        self.lives.append(life)
+        try:
+            while (line := await io.read_line()) is not None:
+                message = json.loads(line)
+                if message["type"] == "hello":
+                    await io.write(b'{"type":"ready","name":"fake"}\n')
+                elif message["type"] == "start":
+                    life.cycles.add(int(message.get("match_game", 0)) // self.seats)
+                elif message["type"] == "request":
+                    await io.write(json.dumps({"type": "action", "action": message["legal"][0]}).encode() + b"\n")
+                elif message["type"] == "quit":
+                    return
+        finally:
+            life.ended = next(self.ticks)
+
+    def launcher(self) -> Launcher:
+        async def launch(launch: Launch, nursery: trio.Nursery) -> LineChannel:
+            async def bot(io: FakeBotIO) -> None:
+                await self.play(launch.spec.name, io)
+
+            return MemoryChannel(bot, nursery, launch.limits)
+
+        return launch
+
+    def overlaps(self) -> list[tuple[Life, Life]]:
+        """Pairs of processes of one bot alive at once that saw one cycle's deal."""
+        return [(a, b) for a, b in itertools.combinations(self.lives, 2)
+                if a.bot == b.bot and a.cycles & b.cycles and a.began < b.ended and b.began < a.ended]
+
+
+class FakeExecutor(LocalExecutor):
+    """This machine's executor, its bots in memory."""
+
+    def __init__(self, concurrency: int, bots: NotingBots) -> None:
+        super().__init__(concurrency)
+        self.bots = bots
+
+    async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
+        launcher = self.bots.launcher()
+        return await super().play([replace(job, config=replace(job.config, launcher=launcher)) for job in jobs],
+                                  sink)
+
+
+def run_fake_league(league: League, bots: NotingBots) -> int:
+    """Play the league with in-memory bots; the games stored."""
+    store, schedule = open_league(league)
+    try:
+        runner = LeagueRunner(league, store, schedule, executor=FakeExecutor(league.concurrency, bots))
+        trio.run(runner.run)
+        assert sorted(g.index for g in store.games()) == sorted(g.index for g in schedule)
+        assert {g.termination for g in store.games()} == {"normal"}
+        return len(schedule)
+    finally:
+        store.close()
+
+
+@pytest.mark.parametrize(("game", "seats", "bots", "concurrency", "cycles"),
+                         [("the-tree", 3, 4, 2, 2), ("the-tree", 3, 4, 2, 8), ("the-tree", 4, 5, 4, 2),
+                          ("roots", 2, 4, 4, 2), ("roots", 2, 4, 2, 4)])
+def test_no_process_lives_beside_another_of_its_bot_that_saw_its_deal(tmp_path: Path, game: str, seats: int,
+                                                                        bots: int, concurrency: int,
+                                                                        cycles: int) -> None:
+    """Units of one cycle, or of a span of cycles (at concurrency 2, The Tree's 8 cycles
+    in spans of 2; Roots' 4 in spans of 2, its 4 bots making two tables that share no
+    bot)."""
+    league = load_league(tree_league(tmp_path, seats, bots, cycles * seats, concurrency, game))
+    noting = NotingBots(seats)
+    games = run_fake_league(league, noting)
+    assert games == len(build_schedule(league))
+    assert noting.lives and all(life.ended >= 0 for life in noting.lives)
+    assert noting.overlaps() == []
+    # ... while units of one cycle that share no bot, or of other cycles, do run at once.
+    assert any(a.began < b.ended and b.began < a.ended for a, b in itertools.combinations(noting.lives, 2)
+               if a.bot == b.bot)
+
+
+def test_a_game_without_chance_keeps_a_process_per_table(tmp_path: Path) -> None:
+    """BTT (no chance, nothing hidden): a table's bots start once for all its games."""
+    league = load_league(tree_league(tmp_path, 2, 3, 6, 2, "btt"))
+    noting = NotingBots(2)
+    run_fake_league(league, noting)
+    assert len(noting.lives) == 3 * 2  # three tables of two bots
+
+
+# ---- sandboxed recording bots with a clock ------------------------------------------------
+
+
+def timed_run(tmp_path: Path, seats: int, bots: int, games: int, concurrency: int) -> tuple[Sharing, Memory]:
+    result = CliRunner().invoke(app, ["league", "run", str(timed_league(tmp_path, seats, bots, games, concurrency)),
+                                      "-q"])
+    assert result.exit_code == 0, result.output
+    records = read_record_file(tmp_path / "timed" / "league.pgn")
+    assert len(records) == len(list(combinations(range(bots), seats))) * games
+    assert all(r.termination == "normal" for r in records)
+    logs = sorted((tmp_path / "timed" / "logs").rglob("*.log"))
+    return shared(logs, records), remembered(logs, records)
+
+
+def test_no_bot_plays_one_deal_at_two_tables_at_once(tmp_path: Path) -> None:
+    """3 seats, 4 bots, 2 cycles, concurrency 2: every two tables share two bots, so a
+    cycle is played table after table, while the other cycle's tables play beside it."""
+    sharing, memory = timed_run(tmp_path, 3, 4, 6, 2)
+    assert sharing.games == 4 * 6 * 3
+    assert (sharing.overlapping_games, sharing.overlapping_processes, sharing.tiles) == (0, 0, 0), sharing
+    assert (memory.remembering, memory.tiles) == (0, 0), memory
+
+
+@pytest.mark.slow
+def test_no_bot_plays_one_deal_at_two_tables_at_once_four_seats(tmp_path: Path) -> None:
+    sharing, memory = timed_run(tmp_path, 4, 5, 8, 4)
+    assert sharing.games == 5 * 8 * 4
+    assert (sharing.overlapping_games, sharing.overlapping_processes, sharing.tiles) == (0, 0, 0), sharing
+    assert (memory.remembering, memory.tiles) == (0, 0), memory
