@@ -113,3 +113,28 @@ def test_fifos_of_a_folder_too_large_to_copy_are_hidden(tmp_path: Path) -> None:
     assert found_tiles(logs, "fifo") == [], reports
     assert all("send failed: EACCES" in line for line in reports), reports
     assert_game_sound(result)
+
+
+@pytest.mark.parametrize("channel", ["keys", "flock"])
+def test_one_entrant_at_several_tables_of_a_league_finds_nothing(tmp_path: Path, channel: str) -> None:
+    """The cheat is one of four entrants of a 3-seat league of The Tree at concurrency
+    2: it sits at three of the four tables, which all play cycle c on one deal. Before,
+    it read its opponents' hands at the other table through a key named after the
+    cycle (5 claims of 5 true); now no two of its processes ever hold one deal at once,
+    and no mailbox carries anything."""
+    from typer.testing import CliRunner
+
+    from arena.cli import app
+
+    honest = "".join(f'[[bots]]\nname = "random{b}"\ncommand = "random"\n' for b in range(3))
+    league = tmp_path / "sealed.toml"
+    league.write_text(f'name = "sealed"\ngame = "the-tree"\nseats = 3\ngames_per_pairing = 3\nconcurrency = 2\n'
+                      f'[time]\nper_move = "5s"\nstartup = "20s"\n[[bots]]\nname = "cheat"\ncommand = '
+                      f'"zoo/kernel_mailbox"\nenv = {{ ZOO_CHANNEL = "{channel}" }}\n{honest}')
+    result = CliRunner().invoke(app, ["league", "run", str(league), "-q"])
+    assert result.exit_code == 0, result.output
+    logs = tmp_path / "sealed" / "logs"
+    reports = [line for log in sorted(logs.rglob("*-cheat.log")) for line in log.read_text().splitlines()
+               if line.startswith(f"ATTACK {channel}: ")]
+    assert len({log.parent for log in logs.rglob("*-cheat.log")}) == 3 and len(reports) >= 9, reports
+    assert all("; found nothing;" in line for line in reports), reports
