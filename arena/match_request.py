@@ -215,6 +215,9 @@ def isolation_notes(limits: Limits) -> list[str]:
     if limits.sandbox and not probe().sandbox:
         notes.append(f"bots run without their sandbox: {probe().why}. They run as your user in their own process "
                      "groups; `arena doctor` says more")
+    elif limits.sandbox and not probe().syscall_filter:
+        missing = next((layer.detail for layer in probe().layers if layer.name == "system call filter"), "")
+        notes.append(f"bots run without the system call filter: {missing}; `arena doctor` says more")
     if cgroup_support().version == 0:
         notes.append(f"limits hold per process, not per bot: {cgroup_support().why}")
     fresh = [note for note in notes if note not in _noted]

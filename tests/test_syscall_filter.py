@@ -131,3 +131,23 @@ def test_a_java_bot_starts_and_plays_under_the_filter(tmp_path: Path) -> None:
     result = CliRunner().invoke(app, ["check", f"java {folder / 'Bot.java'}", "--game", "btt", "--quick", "--json"])
     checks = json.loads(result.stdout)["checks"]
     assert result.exit_code == 0 and all(c["passed"] for c in checks), result.stdout[-2000:]
+
+
+def test_without_libseccomp_the_arena_says_so_and_how_to_fix_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A machine without libseccomp: bots still play in their sandbox, and both
+    `arena doctor` and the first match of the process name the missing layer and the fix."""
+    from arena import match_request
+    from arena.referee import sandbox, syscall_filter
+
+    monkeypatch.setattr(syscall_filter, "available", lambda: "libseccomp cannot be loaded (gone): install libseccomp2")
+    monkeypatch.setattr(match_request, "_noted", set())
+    sandbox.probe.cache_clear()
+    try:
+        isolation = sandbox.probe()
+        layer = next(layer for layer in isolation.layers if layer.name == "system call filter")
+        assert isolation.sandbox and not isolation.syscall_filter and not layer.on
+        assert "install libseccomp2" in layer.detail and "kernel keys" in layer.detail
+        notes = match_request.isolation_notes(Limits())
+        assert any("without the system call filter" in note and "libseccomp2" in note for note in notes), notes
+    finally:
+        sandbox.probe.cache_clear()
