@@ -7,7 +7,7 @@ sharing a bot and a seed never run at once, a unit's processes living no longer 
 the unit. Checked three ways: the dispatcher alone over every finishing order it may
 meet (no two running units share a deal, every game played once, never stuck); a
 league of in-memory bots that note when each of their processes lives and which
-cycles it sees; and sandboxed recording bots with a clock (tests/timed_recording_bot.py)
+cycles it sees; and sandboxed recording bots with a clock (tests/recording_bot.py)
 whose logs give each game's and each process's time and what it was told. The Dask
 executor's share is in tests/test_cluster.py.
 """

@@ -9,7 +9,7 @@ same process was told in its earlier games of the same deal: each one it was tol
 remembered tile. The rule under test: the count is 0 for every game, seat count and
 schedule.
 
-Across processes (`shared`, for the timed recording bot, tests/timed_recording_bot.py,
+Across processes (`shared`; tests/recording_bot.py,
 whose lines carry the time they arrived): a league's tables deal duplicate, so two
 processes of one bot alive at once at two tables could pass a deal between them. For
 each bot, over every table's log, it counts games of one deal under way at once,
@@ -33,7 +33,6 @@ from arena.records.record import GameRecord
 from arena.referee.spec import BotSpec
 
 RECORDER = Path(__file__).resolve().parent.parent / "recording_bot.py"
-TIMED_RECORDER = RECORDER.with_name("timed_recording_bot.py")
 PREFIX = "RECORDED "
 ALL_TILES = frozenset(tile_name(t) for t in TILES)
 
@@ -43,8 +42,8 @@ def timed_league(folder: Path, seats: int, bots: int, games: int, concurrency: i
     bots (its output goes to `folder/timed`), which live in a folder of their own."""
     home = folder / "recorder"
     home.mkdir(parents=True)
-    shutil.copy(TIMED_RECORDER, home / TIMED_RECORDER.name)
-    entries = "".join(f'[[bots]]\nname = "rec{k}"\ncommand = ["{sys.executable}", "{TIMED_RECORDER.name}"]\n'
+    shutil.copy(RECORDER, home / RECORDER.name)
+    entries = "".join(f'[[bots]]\nname = "rec{k}"\ncommand = ["{sys.executable}", "{RECORDER.name}"]\n'
                       f'cwd = "{home}"\n' for k in range(bots))
     path = folder / "timed.toml"
     path.write_text(f'name = "timed"\ngame = "the-tree"\nseats = {seats}\ngames_per_pairing = {games}\n'
