@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -34,7 +33,7 @@ from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
-from tests.helpers.deal_memory import RECORDER, Memory, recorder, remembered
+from tests.helpers.deal_memory import RECORDER, Memory, recorder, remembered, stored_games
 from tests.helpers.escape import attack_report, skip_without_sandbox
 
 GAME = get_game("the-tree")
@@ -97,14 +96,6 @@ def test_no_process_starts_a_deal_it_has_seen_in_a_league(tmp_path: Path) -> Non
     assert memory.games == 6 * 3 and (memory.remembering, memory.tiles) == (0, 0), memory
 
 
-def _stored(database: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-            return int(db.execute("select count(*) from games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-
-
 def resumed_league_memory(tmp_path: Path, seats: int, games: int, stop_after: int) -> Memory:
     """A league of one table killed (SIGKILL) once `stop_after` games are stored, then resumed."""
     path = league_file(tmp_path, seats, seats, games, "resumed")
@@ -112,11 +103,11 @@ def resumed_league_memory(tmp_path: Path, seats: int, games: int, stop_after: in
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     database = tmp_path / "resumed" / "league.sqlite"
     deadline = time.monotonic() + 120
-    while league.poll() is None and time.monotonic() < deadline and _stored(database) < stop_after:
+    while league.poll() is None and time.monotonic() < deadline and stored_games(database) < stop_after:
         time.sleep(0.05)
     league.send_signal(signal.SIGKILL)
     league.wait()
-    assert 0 < _stored(database) < games  # one table (as many bots as seats): `games` games in all
+    assert 0 < stored_games(database) < games  # one table (as many bots as seats): `games` games in all
     result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
     assert result.exit_code == 0, result.output
     return league_memory(tmp_path / "resumed")

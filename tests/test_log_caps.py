@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from arena.referee.player import Timing
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.stderr_log import StderrLog
 from arena.referee.timecontrol import TimeControl
+from tests.helpers.deal_memory import stored_games
 
 GAME = get_game("the-tree")
 CHATTY = "zoo/stderr_every_game"
@@ -174,14 +174,6 @@ def test_a_bots_logs_at_all_its_tables_share_its_cap(tmp_path: Path, monkeypatch
     assert_league_capped(tmp_path / "caps" / "logs")
 
 
-def _stored(database: Path) -> int:
-    try:
-        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
-            return int(db.execute("select count(*) from games").fetchone()[0])
-    except sqlite3.Error:
-        return 0
-
-
 def test_a_league_killed_and_resumed_keeps_the_cap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Killed (SIGKILL) after 3 of its 8 games, with the chatty bot's logs full, then
     resumed in another process: the resumed run counts what the logs hold."""
@@ -192,12 +184,12 @@ def test_a_league_killed_and_resumed_keeps_the_cap(tmp_path: Path, monkeypatch: 
     league = subprocess.Popen([sys.executable, "-c", lowered], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     database = tmp_path / "resumed" / "league.sqlite"
     deadline = time.monotonic() + 60
-    while league.poll() is None and time.monotonic() < deadline and _stored(database) < 3:
+    while league.poll() is None and time.monotonic() < deadline and stored_games(database) < 3:
         time.sleep(0.02)
     league.send_signal(signal.SIGKILL)
     league.wait()
-    assert 3 <= _stored(database) < 8
+    assert 3 <= stored_games(database) < 8
     result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
     assert result.exit_code == 0, result.output
-    assert _stored(database) == 8
+    assert stored_games(database) == 8
     assert_league_capped(tmp_path / "resumed" / "logs")

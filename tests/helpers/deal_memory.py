@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import sys
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -256,3 +257,13 @@ def shared(logs: list[Path], records: list[GameRecord]) -> Sharing:
     for lives in by_bot.values():
         _count_bot(lives, deals, sharing)
     return sharing
+
+
+def stored_games(database: Path) -> int:
+    """Games a league's database holds now, read while the league may be writing it (0
+    before it exists)."""
+    try:
+        with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as db:
+            return int(db.execute("select count(*) from games").fetchone()[0])
+    except sqlite3.Error:
+        return 0
