@@ -188,7 +188,7 @@ def main() -> int:
     rng = random.Random(args.seed)
     for name in args.channels or list(CHANNELS):
         result = measure(name, args.bits or CHANNELS[name].bits, args.slot, rng, isolation)
-        carried = not result.note and abs(result.right / result.sent - 0.5) > 0.1  # else no better than chance
+        carried = not result.note and result.right / result.sent > 0.6  # else no better than chance
         rate = f"{result.sent / result.seconds:.0f}" if carried else "-"
         errors = f"{100 * (1 - result.right / result.sent):.1f}%" if not result.note else result.note
         print(row([name, str(result.sent), str(result.right), f"{result.seconds:.3g}", rate, errors]), flush=True)
