@@ -19,6 +19,7 @@ from arena.match_setup import SetupError
 from arena.paired_match import PairedResult, prepare_pairs
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
+from arena.referee.seeds import Deals
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 from arena.stats.sprt import SprtParameters
@@ -39,14 +40,16 @@ def play(game: str, bots: Sequence[BotName], *, games: int = 1, seed: int | None
          out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
          bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
          log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None,
-         event: str = "arena play") -> MatchResult:
+         event: str = "arena play", deals: Deals = "duplicate") -> MatchResult:
     """Play `games` games of `game` between `bots` (one per seat, seats rotating each
     game) and return the results; each game's record is appended to `out` as it ends.
     `seed` fixes chance (dice, deals) and `bot_seed` the bots' ARENA_BOT_SEED, both
-    drawn at random when None. Bots run in their sandbox unless `sandbox` is False.
-    A bot's fault is a result (its outcome's `faults`), not an exception. `event` is
-    every record's Event tag."""
-    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event)
+    drawn at random when None; `deals="fresh"` gives every game a seed of its own
+    (by default the games of a seat rotation share one). Bots run in their sandbox
+    unless `sandbox` is False. A bot's fault is a result (its outcome's `faults`), not
+    an exception. `event` is every record's Event tag."""
+    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event,
+                       deals)
     return run_sync(lambda: _play(request, on_game))
 
 
@@ -55,9 +58,10 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
                      options: Mapping[str, str] | None = None, bot_seed: int | None = None,
                      limits: Limits | None = None, sandbox: bool = True,
                      log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None,
-                     event: str = "arena play") -> MatchResult:
+                     event: str = "arena play", deals: Deals = "duplicate") -> MatchResult:
     """`play` for code that runs in a Trio loop: the same arguments and result."""
-    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event)
+    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event,
+                       deals)
     return await _play(request, on_game)
 
 
@@ -65,15 +69,17 @@ def match(game: str, baseline: BotName, candidate: BotName, *, games: int = 1000
           sprt: SprtParameters | None = None, seed: int | None = None, time: Time = 5.0,
           out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
           bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
-          concurrency: int = 1, on_game: OnGame | None = None, event: str = "arena match") -> PairedResult:
+          concurrency: int = 1, on_game: OnGame | None = None, event: str = "arena match",
+          deals: Deals = "duplicate") -> PairedResult:
     """Play `candidate` against `baseline` in pairs of games (the same seed, seats
-    swapped), `concurrency` games at once, up to `games` games (an even number) or
-    until `sprt` decides; the result holds the candidate's Elo over the baseline, the
-    pentanomial counts and the SPRT's decision ('H1': stronger by elo1, 'H0': not
-    stronger than elo0). With `out` the match is resumable: its games are stored in
-    `out` + ".sqlite" as they end, and the same call plays only those not stored."""
+    swapped; `deals="fresh"`: a seed for every game), `concurrency` games at once, up
+    to `games` games (an even number) or until `sprt` decides; the result holds the
+    candidate's Elo over the baseline, the pentanomial counts and the SPRT's decision
+    ('H1': stronger by elo1, 'H0': not stronger than elo0). With `out` the match is
+    resumable: its games are stored in `out` + ".sqlite" as they end, and the same
+    call plays only those not stored."""
     request = _request(game, [baseline, candidate], games, seed, time, out, options, bot_seed, limits, sandbox,
-                       None, event=event)
+                       None, event=event, deals=deals)
     return run_sync(lambda: _match(request, concurrency, sprt, on_game))
 
 
@@ -82,17 +88,17 @@ async def match_async(game: str, baseline: BotName, candidate: BotName, *, games
                       out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
                       bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
                       concurrency: int = 1, on_game: OnGame | None = None,
-                      event: str = "arena match") -> PairedResult:
+                      event: str = "arena match", deals: Deals = "duplicate") -> PairedResult:
     """`match` for code that runs in a Trio loop: the same arguments and result."""
     request = _request(game, [baseline, candidate], games, seed, time, out, options, bot_seed, limits, sandbox,
-                       None, event=event)
+                       None, event=event, deals=deals)
     return await _match(request, concurrency, sprt, on_game)
 
 
 def _request(game: str, bots: Sequence[BotName], games: int, seed: int | None, time: Time,
              out: str | PathLike[str] | None, options: Mapping[str, str] | None, bot_seed: int | None,
              limits: Limits | None, sandbox: bool, log_dir: str | PathLike[str] | None,
-             event: str = "arena play") -> MatchRequest:
+             event: str = "arena play", deals: Deals = "duplicate") -> MatchRequest:
     if games < 1:
         raise SetupError(f"games={games}: play at least one game")
     base = limits or Limits()
@@ -101,7 +107,7 @@ def _request(game: str, bots: Sequence[BotName], games: int, seed: int | None, t
     return MatchRequest(game, list(bots), games, seed, bot_seed, dict(options or {}),
                         time_controls=time_controls(time), limits=base, find_registry=False,
                         out=None if out is None else Path(out), log_dir=None if log_dir is None else Path(log_dir),
-                        event=event)
+                        event=event, deals=deals)
 
 
 def time_controls(time: Time) -> tuple[TimeControl, ...]:

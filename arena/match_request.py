@@ -28,7 +28,7 @@ from arena.match_setup import (
 from arena.people.seat import Person
 from arena.referee.botfolder import check_bots
 from arena.referee.match import MatchConfig
-from arena.referee.seeds import installation_key, random_seed
+from arena.referee.seeds import DEALS, Deals, installation_key, random_seed
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
@@ -76,6 +76,9 @@ class MatchRequest:
     ro_paths: Sequence[Path | str] = ()
     """Files or folders outside the bots' own folders their sandboxes show them read-only
     (`--ro`): each must exist."""
+    deals: Deals = "duplicate"
+    """"duplicate": the games of a seat rotation (a pair) share one seed, so they see the
+    same dice and deals; "fresh": every game has a seed of its own."""
 
 
 @dataclass
@@ -149,13 +152,21 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     config = MatchConfig(game, options, time_control, seed, request.games, event=request.event, log_dir=logs,
                          limits=request.limits, timing=timing, chance_key=installation_key(),
                          hidden=(request.out,) if request.out else (), log_protocol=request.log_protocol,
-                         openings=book, random_opening=request.random_opening)
+                         openings=book, random_opening=request.random_opening, deals=check_deals(request.deals))
     if people:
         from arena.people.launch import people_launcher
 
         config = replace(config, launcher=people_launcher(people))
     return PreparedMatch(game, options, specs, config, request.out, logs, own_logs,
                          not own_logs or request.log_protocol, people, made_out)
+
+
+def check_deals(deals: str) -> Deals:
+    """A request's `deals`, checked (the library takes any text)."""
+    for known in DEALS:
+        if deals == known:
+            return known
+    raise SetupError(f"deals={deals!r}: write " + " or ".join(repr(d) for d in DEALS))
 
 
 def allow_read_only(specs: list[BotSpec], paths: Sequence[Path | str]) -> None:

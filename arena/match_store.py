@@ -25,12 +25,17 @@ from arena.records.files import append_record
 from arena.records.reader import read_records
 from arena.referee.faults import SeatFault
 from arena.referee.outcome import GameOutcome
-from arena.referee.seeds import cycle_seed, rotated
+from arena.referee.seeds import Deals, cycle_seed, deal_number, rotated
 from arena.termination import Termination
 
 STORE_SUFFIX = ".sqlite"
 
 KIND = "match"
+
+IDENTITY_DEFAULTS: dict[str, object] = {"deals": "duplicate"}
+"""Keys of a match's identity stored only when they differ from these values, so that a
+match stored before they existed resumes, and compared as these values when missing
+(LeagueStore.check_identity): a resumed match refuses another --deals either way."""
 
 
 class MatchStoreError(LeagueStoreError):
@@ -83,11 +88,11 @@ class MatchStore:
 
     def check(self, identity: dict[str, Any], stored: dict[str, Any]) -> None:
         try:
-            self.store.check_identity(identity)
+            self.store.check_identity(identity, IDENTITY_DEFAULTS)
         except IdentityChanged as changed:
             option = {"bots": "bots", "sprt": "--sprt settings", "options": "--option values",
                       "openings": "--openings", "random_opening": "--random-opening", "seed": "--seed",
-                      "bot_seed": "--bot-seed", "game": "--game"}.get(changed.key, changed.key)
+                      "bot_seed": "--bot-seed", "game": "--game", "deals": "--deals"}.get(changed.key, changed.key)
             raise MatchStoreError(
                 f"{self.out} holds the games of another match (stored in {self.path.name}), played with {option} "
                 f"{_shown(changed.stored)}; this one gives {_shown(changed.given)}. Give the same to resume it, or "
@@ -114,11 +119,12 @@ class MatchStore:
         identity = self.store.identity()
         return int(identity["seed"]), int(identity["bot_seed"])
 
-    def schedule(self, games: int, seed: int) -> list[ScheduledGame]:
-        """The match's first `games` games (pairs: the same seed, seats swapped),
-        adding to the stored schedule those it lacks."""
+    def schedule(self, games: int, seed: int, deals: Deals = "duplicate") -> list[ScheduledGame]:
+        """The match's first `games` games (pairs: seats swapped, the same seed, or with
+        fresh deals a seed each), adding to the stored schedule those it lacks."""
         stored = {game.index: game for game in self.store.scheduled()}
-        wanted = [ScheduledGame(i, 0, rotated((0, 1), i % 2), cycle_seed(seed, i // 2), str(i + 1), i // 2, i)
+        wanted = [ScheduledGame(i, 0, rotated((0, 1), i % 2), cycle_seed(seed, deal_number(deals, i // 2, i)),
+                                str(i + 1), i // 2, i)
                   for i in range(games)]
         self.store.extend([], [game for game in wanted if game.index not in stored])
         return wanted

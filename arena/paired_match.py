@@ -15,14 +15,14 @@ from typing import Any
 import trio
 
 from arena.league.schedule import ScheduledGame
-from arena.match_request import MatchRequest, PreparedMatch, game_options, prepare_match
+from arena.match_request import MatchRequest, PreparedMatch, check_deals, game_options, prepare_match
 from arena.match_runner import log_void_game, play_tables, save_record
 from arena.match_setup import SetupError, load_game, openings_from
 from arena.match_store import MatchStore, StoredMatchGame
 from arena.referee.match import AsyncGameDone, MatchConfig, MatchResult, PlannedGame, opening_of_cycle, unique_names
 from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome
-from arena.referee.seeds import cycle_seed, random_seed, rotated
+from arena.referee.seeds import Deals, cycle_seed, deal_number, fresh_rotation, random_seed, rotated
 from arena.referee.spec import BotSpec
 from arena.stats.sprt import PairStats, SprtParameters
 
@@ -34,25 +34,33 @@ def b_points(outcome: GameOutcome, seats: list[int] | tuple[int, ...]) -> float:
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
 
-def pair_plans(games: int, seed: int, tables: int, book: tuple[Opening, ...] = ()) -> list[tuple[PlannedGame, ...]]:
+def pair_plans(games: int, seed: int, tables: int, book: tuple[Opening, ...] = (),
+               deals: Deals = "duplicate") -> list[tuple[PlannedGame, ...]]:
     """The match's games, pair by pair (same seed and opening, seats swapped), dealt to
     `tables` tables: pair k goes to table k mod tables."""
-    return [tuple(plan for _, plan in table) for table in deal(list(range(games)), seed, tables, book)]
+    return [tuple(plan for _, plan in table) for table in deal(list(range(games)), seed, tables, book, deals)]
 
 
-def deal(numbers: list[int], seed: int, tables: int,
-         book: tuple[Opening, ...] = ()) -> list[list[tuple[int, PlannedGame]]]:
+def pair_seed(seed: int, number: int, deals: Deals = "duplicate") -> int:
+    """The chance seed of game `number` of a match: its pair's (duplicate deals: game
+    2k and 2k+1 on pair k's), or its own (fresh deals: game n on deal number n)."""
+    return cycle_seed(seed, deal_number(deals, number // 2, number))
+
+
+def deal(numbers: list[int], seed: int, tables: int, book: tuple[Opening, ...] = (),
+         deals: Deals = "duplicate") -> list[list[tuple[int, PlannedGame]]]:
     """The games numbered `numbers` (of a match: game 2k and 2k+1 form pair k, on pair
-    k's seed and opening, seats swapped), dealt to `tables` tables pair by pair, in
-    turn; each with its number."""
+    k's opening, seats swapped, and on pair k's seed, or with fresh deals each on its
+    own), dealt to `tables` tables pair by pair, in turn; each with its number."""
     pairs: dict[int, list[int]] = {}
     for number in numbers:
         pairs.setdefault(number // 2, []).append(number)
     dealt: list[list[tuple[int, PlannedGame]]] = [[] for _ in range(tables)]
     for k, (pair, members) in enumerate(sorted(pairs.items())):
         for number in sorted(members):
-            planned = PlannedGame(rotated((0, 1), number % 2), cycle_seed(seed, pair), str(number + 1),
-                                  opening_of_cycle(book, pair), (seed, pair), number)
+            planned = PlannedGame(rotated((0, 1), number % 2), pair_seed(seed, number, deals), str(number + 1),
+                                  opening_of_cycle(book, pair), (seed, deal_number(deals, pair, number)), number,
+                                  fresh_rotation(deals, pair))
             dealt[k % tables].append((number, planned))
     return [table for table in dealt if table]
 
@@ -182,6 +190,8 @@ def match_identity(request: MatchRequest, game_id: str, options: dict[str, str],
         "sprt": None if sprt is None else sprt.describe(),
         "openings": [opening.name for opening in book], "random_opening": request.random_opening,
         "seed": request.seed, "bot_seed": request.bot_seed,
+        # Only when fresh, so that a match stored before deals could be fresh resumes.
+        **({"deals": request.deals} if request.deals != "duplicate" else {}),
     }
 
 
@@ -196,6 +206,7 @@ def prepare_pairs(request: MatchRequest, concurrency: int = 1, sprt: SprtParamet
     if not game.min_seats <= 2 <= game.max_seats:
         raise SetupError(f"{game.id} is not played by 2 seats; a match pits two bots against each other")
     options = game_options(game, request.options)
+    check_deals(request.deals)
     if request.games % 2:
         raise SetupError(f"--games {request.games}: a match is played in pairs (same seed, seats swapped); "
                          f"give an even number such as {request.games + 1}")
@@ -225,13 +236,13 @@ def _deal(match: PreparedMatch, request: MatchRequest, concurrency: int, sprt: S
     numbers = list(range(request.games))
     notes = []
     if store is not None:
-        store.schedule(request.games, config.seed)
+        store.schedule(request.games, config.seed, config.deals)
         earlier = store.stored_games()
         done = {game.index for game in earlier}
         numbers = [n for n in numbers if n not in done]
         kept = store.sync_records()
         notes += [kept] if kept else []
-    tables = deal(numbers, config.seed, concurrency, config.openings)
+    tables = deal(numbers, config.seed, concurrency, config.openings, config.deals)
     hidden: tuple[Path, ...] = (match.out, match.logs) if match.out else (match.logs,)
     if store is not None:
         hidden += (store.path,)

@@ -1,8 +1,10 @@
 """Playing a record's game again with the same chance (`arena rerun FILE --game N`).
 
-A record holds what fixes its game's chance: the seed as given and the rotation cycle
-(Seed and Cycle; a record made before Cycle existed holds the game's own seed in
-Seed), and each seat's ARENA_BOT_SEED (BotSeeds). The chance generator is seeded with
+A record holds what fixes its game's chance: the seed as given and the deal's number
+(Seed and Cycle: the seat rotation with duplicate deals, the game's own number with
+fresh deals, which also write the rotation in Rotation, whose seed draws a random
+opening; a record made before Cycle existed holds the game's own seed in Seed), and
+each seat's ARENA_BOT_SEED (BotSeeds). The chance generator is seeded with
 that seed hashed with a secret key (arena/referee/seeds.py): the installation's, or a
 league's own, kept in the league.sqlite beside its records. With the right key the
 dice and deals are the record's; bots that are deterministic given ARENA_BOT_SEED then
@@ -77,8 +79,9 @@ def league_secret(database: Path) -> bytes | None:
 
 
 def game_seed(record: GameRecord) -> tuple[int, tuple[int, int] | None]:
-    """The game's chance seed, and the seed as given with its cycle where the record
-    has them (Seed and Cycle); a record without Cycle holds the game's seed itself."""
+    """The game's chance seed, and the seed as given with its deal number where the
+    record has them (Seed and Cycle); a record without Cycle holds the game's seed
+    itself."""
     try:
         seed = int(record.tags["Seed"])
         if "Cycle" not in record.tags:
@@ -90,6 +93,26 @@ def game_seed(record: GameRecord) -> tuple[int, tuple[int, int] | None]:
         raise RerunError(f"the record's Seed/Cycle tags ({excerpt(record.tags.get('Seed', ''))}, "
                          f"{excerpt(record.tags.get('Cycle', ''))}) are not whole numbers") from None
     return cycle_seed(seed, cycle), (seed, cycle)
+
+
+def rotation_of(record: GameRecord) -> int | None:
+    """The seat rotation of a game played with fresh deals (its Rotation tag), None
+    without one (duplicate deals: its Cycle is its rotation)."""
+    text = record.tags.get("Rotation")
+    if text is None or "Cycle" not in record.tags:
+        return None
+    try:
+        return int(text)
+    except ValueError:
+        raise RerunError(f"the record's Rotation tag ({excerpt(text)}) is not a whole number") from None
+
+
+def opening_seed(record: GameRecord) -> int:
+    """The seed a random opening was drawn from: its seat rotation's (Seed and
+    Rotation with fresh deals), else the game's own."""
+    seed, origin = game_seed(record)
+    rotation = rotation_of(record)
+    return seed if rotation is None or origin is None else cycle_seed(origin[0], rotation)
 
 
 @dataclass(frozen=True)
@@ -108,7 +131,8 @@ def chance_mismatch(record: GameRecord, key: bytes) -> ChanceMismatch | None:
     game = get_game(record.game_id)
     seed = game_seed(record)[0]
     rng = random.Random(chance_seed(key, seed))
-    opening_rng = random_opening_rng(key, seed) if record.tags.get("Opening", "").startswith("random ") else None
+    opening_rng = random_opening_rng(key, opening_seed(record)) \
+        if record.tags.get("Opening", "").startswith("random ") else None
     try:
         state = game.new_state(record.seats, record.options)
         for number, ply in enumerate(record.plies, 1):
@@ -270,7 +294,8 @@ def prepare_rerun(record: GameRecord, records: Path, bots: Sequence[str] = (), l
     opening, random_plies = opening_of(record)
     key = key or chance_key_for(records)
     round_tag = record.tags.get("Round", "1")
-    plan = (PlannedGame(tuple(range(seats)), seed, round_tag, opening, origin, match_game_of(round_tag)),)
+    plan = (PlannedGame(tuple(range(seats)), seed, round_tag, opening, origin, match_game_of(round_tag),
+                        rotation_of(record)),)
     config = MatchConfig(game, options, controls[0], seed, 1, event="arena rerun", log_dir=log_dir, limits=limits,
                          plan=plan, chance_key=key.key, random_opening=random_plies)
     return Rerun(record, game, specs, config, key, chance_mismatch(record, key.key))

@@ -75,8 +75,8 @@ def test_as_root_each_sandbox_runs_as_a_host_user_of_its_own(tmp_path: Path) -> 
     watcher = threading.Thread(target=watch)
     watcher.start()
     try:
-        holder = escape("hold", ZOO_TARGET=token, ZOO_SECONDS="2")
-        result = play([holder, escape("hold", ZOO_TARGET=token, ZOO_SECONDS="2")], tmp_path, per_move=10)
+        holders = [escape("hold", ZOO_TARGET=token, ZOO_SECONDS="5", ZOO_PAUSE="1") for _ in range(2)]
+        result = play(holders, tmp_path, per_move=10)
     finally:
         done.set()
         watcher.join()

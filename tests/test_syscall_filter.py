@@ -121,17 +121,15 @@ public class Bot {
 def test_a_java_bot_starts_and_plays_under_the_filter(tmp_path: Path) -> None:
     """The JVM takes a lock on its performance file as it starts: granted (without
     effect), so it says nothing on stdout and the bot's first line is its `ready`."""
-    from typer.testing import CliRunner
-
-    from arena.cli import app
+    from tests.helpers.escape import assert_game_sound, honest, play
 
     folder = tmp_path / "javabot"
     folder.mkdir()
     (folder / "Bot.java").write_text(JAVA_BOT)
-    result = CliRunner().invoke(app, ["check", f"java {folder / 'Bot.java'}", "--game", "btt", "--quick", "--json"])
-    checks = json.loads(result.stdout)["checks"]
-    assert result.exit_code == 0 and all(c["passed"] for c in checks), result.stdout[-2000:]
-
+    java = BotSpec("java", ["java", str(folder / "Bot.java")], str(folder))
+    result = play([java, honest()], tmp_path / "logs", per_move=10)
+    assert_game_sound(result)
+    assert "flock" not in (tmp_path / "logs" / "0-java.log").read_text()
 
 def test_without_libseccomp_the_arena_says_so_and_how_to_fix_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine without libseccomp: bots still play in their sandbox, and both

@@ -19,7 +19,7 @@ from typing import Annotated, Any, ClassVar, Protocol, TypeVar
 import typer
 
 from arena.match_request import MatchRequest
-from arena.referee.seeds import MAX_SEED
+from arena.referee.seeds import MAX_SEED, Deals
 from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, Limits
 
 T = TypeVar("T")
@@ -125,6 +125,12 @@ BotSeedArg = Annotated[int | None, typer.Option(
     "--bot-seed", min=0, max=MAX_SEED,
     help="Seed the bots' ARENA_BOT_SEED values derive from, independent of --seed. Default: drawn at random "
     "and recorded in each record's BotSeeds tag.")]
+DealsArg = Annotated[Deals, typer.Option(
+    "--deals", metavar="duplicate|fresh",
+    help="duplicate: the games of a seat rotation share one seed, so every bot meets the same dice and hands from "
+    "every seat and luck cancels; fresh: every game has a seed of its own, so no deal is ever played twice (for "
+    "hidden hands, where a bot's process could pass what it saw to a later one; luck no longer cancels: play more "
+    "games). Seats rotate and openings go by rotation either way; docs/matches.md.")]
 MemoryArg = Annotated[int, typer.Option(
     "--memory-mb", min=16, max=1 << 30,
     help="Memory limit of each bot, MiB: for its whole process tree where cgroups can be made, else per process.")]
@@ -166,12 +172,14 @@ JsonArg = Annotated[bool, typer.Option(
 
 @dataclass(frozen=True)
 class Seeds:
-    """--seed and --bot-seed of a match (each drawn at random when not given)."""
+    """--seed and --bot-seed of a match (each drawn at random when not given), and how
+    chance is dealt (--deals)."""
 
     PANEL: ClassVar[str] = "Seeds"
 
     seed: MatchSeedArg = None
     bot_seed: BotSeedArg = None
+    deals: DealsArg = "duplicate"
 
 
 @dataclass(frozen=True)
@@ -249,7 +257,7 @@ def match_request(options: MatchGroups, bots: list[str], **more: Any) -> MatchRe
     MatchRequest's fields)."""
     seeds, times, book = options.seeds, options.times, options.book
     return MatchRequest(options.game_id, bots, options.games, seed=seeds.seed, bot_seed=seeds.bot_seed,
-                        options=options.option or (), per_move=times.time_per_move, clock=times.clock,
-                        startup=times.startup_time, grace=times.grace, limits=options.setup.limits(),
+                        deals=seeds.deals, options=options.option or (), per_move=times.time_per_move,
+                        clock=times.clock, startup=times.startup_time, grace=times.grace, limits=options.setup.limits(),
                         registry=options.setup.bots_file, openings=book.openings, random_opening=book.random_opening,
                         ro_paths=tuple(options.setup.ro or ()), **more)

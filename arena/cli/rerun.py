@@ -1,5 +1,5 @@
 """`arena rerun FILE --game N`: a record's game played again with the same chance (the
-record's seed and cycle, each seat's ARENA_BOT_SEED, the same opening and time
+record's seed and deal number, each seat's ARENA_BOT_SEED, the same opening and time
 control), by the record's bots or the bots named; said plainly when the chance key here
 is not the one the record was played with, and where the new game departs from the
 record."""
@@ -105,6 +105,8 @@ def _announce(rerun: Rerun, options: RerunOptions) -> None:
     """What is played again, with which chance, and whether it can be the record's."""
     tags = rerun.record.tags
     seed = f"Seed {tags.get('Seed')}" + (f", Cycle {tags['Cycle']}" if "Cycle" in tags else " (the game's own seed)")
+    if "Cycle" in tags and "Rotation" in tags:
+        seed += f" (fresh deals: rotation {tags['Rotation']})"
     console.print(f"game {options.game_number} of {options.path}: {rerun.game.id}, "
                   f"{' v '.join(s.name for s in rerun.specs)}; {seed}; chance key: {rerun.key.source}",
                   highlight=False)

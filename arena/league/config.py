@@ -140,7 +140,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         time_control=time_control, timing=timing, limits=limits, source=source,
         cluster=_cluster_address(raw.cluster.address, base), max_folder_mb=raw.cluster.max_folder_mb,
         log_protocol=raw.log_protocol, openings=_openings(raw, base, game, seats, options),
-        random_opening=raw.random_opening, event=_event(raw), anchor=_anchor(raw.anchor, names),
+        random_opening=raw.random_opening, deals=raw.deals, event=_event(raw), anchor=_anchor(raw.anchor, names),
     )
     cores = default_concurrency()
     if concurrency > cores:

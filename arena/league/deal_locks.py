@@ -1,18 +1,22 @@
 """One entrant never holds one deal at two tables at once.
 
-A league deals duplicate: cycle c of every table is played on the same seed, so every
-table faces the same hidden hands (The Tree) and the same dice (Roots). A bot playing
-cycle c at two tables at once would have two live processes that see one deal from
-different seats (or one table's coming dice) and could pass them to each other
-through any channel between sandboxes. So, in a game with chance, a unit of work
-(one play_match: its processes are all buried when it returns) holds a lock on every
-(bot, seed) its games deal to its bots, for its whole life; a unit may start only
-when it can take all its locks at once, so two units sharing a bot and a seed never
-run together. Both executors (this machine's and the Dask one) dispatch through a
+A league deals duplicate by default: cycle c of every table is played on the same
+seed, so every table faces the same hidden hands (The Tree) and the same dice (Roots).
+A bot playing cycle c at two tables at once would have two live processes that see
+one deal from different seats (or one table's coming dice) and could pass them to
+each other through any channel between sandboxes. So, in a game with chance, a unit
+of work (one play_match: its processes are all buried when it returns) holds a lock
+on every (bot, seed) its games deal to its bots, for its whole life; a unit may start
+only when it can take all its locks at once, so two units sharing a bot and a seed
+never run together. Both executors (this machine's and the Dask one) dispatch through a
 `Dispatcher`, the one place of the rule.
 
 Deadlock cannot happen: a unit takes all its locks at once or none and waits holding
 nothing, and when nothing runs no lock is held, so the first waiting unit can start.
+
+With `deals = "fresh"` no two games of a league share a seed, so no two units share a
+deal: the locks are still taken (each unit's own deals), never wait, and a table's
+bots serve all its games as in a game without chance (arena.league.schedule.work_units).
 """
 
 from __future__ import annotations

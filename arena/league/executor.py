@@ -1,11 +1,11 @@
 """Who plays a league's games: the executor. The runner cuts the pending games into
 jobs (a table's bots and a run of its games, whole seat rotations; in a game with
-chance, a span of cycles) and hands them to an executor, which plays them and reports each
-game to the runner as it ends (and, in one process, each ply for the live page). Two
-executors: `LocalExecutor` plays on this machine with `league.concurrency` jobs at
-once; the Dask one (arena.cluster) spreads the jobs over a cluster. Both start a job
-only when no running job holds one of its deals (arena.league.deal_locks). The runner
-does not know which executor it has."""
+chance dealt duplicate, a span of cycles) and hands them to an executor, which plays
+them and reports each game to the runner as it ends (and, in one process, each ply
+for the live page). Two executors: `LocalExecutor` plays on this machine with
+`league.concurrency` jobs at once; the Dask one (arena.cluster) spreads the jobs over
+a cluster. Both start a job only when no running job holds one of its deals
+(arena.league.deal_locks). The runner does not know which executor it has."""
 
 from __future__ import annotations
 

@@ -11,6 +11,7 @@ import msgspec
 
 from arena.errors import ArenaError
 from arena.files import unreadable
+from arena.referee.seeds import DEALS, Deals
 
 Scalar = str | int | float | bool
 
@@ -78,6 +79,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     log_protocol: bool = False
     openings: str | None = None
     random_opening: int = 0
+    deals: Deals = "duplicate"
     event: str | None = None
     anchor: str | AnchorEntry | None = None
 
@@ -136,6 +138,10 @@ def _explain(message: str) -> str:
     if key == "schedule" and text.startswith("Invalid enum value"):
         value = text.removeprefix("Invalid enum value").strip()
         return f"schedule: {value[:40]} is not a schedule; write " + " or ".join(f'"{s}"' for s in SCHEDULES)
+    if key == "deals" and text.startswith("Invalid enum value"):
+        value = text.removeprefix("Invalid enum value").strip()
+        return (f"deals: {value[:40]} is not a way to deal; write " + " or ".join(f'"{d}"' for d in DEALS)
+                + " (docs/leagues.md, Deals)")
     text = text[0].lower() + text[1:]
     hint = " (see docs/leagues.md for every key)"
     return f"{key}: {text}{hint}" if key else f"{text}{hint}"

@@ -7,8 +7,9 @@ never by its number: tables are numbered in the order of their bots' combination
 a bot added to the file would shift every number after it. Bots are numbered once, in
 the order they joined the league (the roster), so a stored game's seats name the same
 bots whatever the file's order; a table's seats rotate over its bots in roster order
-and a game's seed depends on its cycle alone, so a stored game keeps its seats and
-seed when the league grows, and new games get numbers after every stored one.
+and a game's seed depends on its cycle alone (duplicate deals) or on its number (fresh
+deals), so a stored game keeps its seats and seed when the league grows, and new games
+get numbers after every stored one (with fresh deals, seeds no stored game has).
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from dataclasses import dataclass, replace
 
 from arena.league.config import League
 from arena.league.database import LeagueStoreError
-from arena.league.schedule import ScheduledGame, table_games
+from arena.league.schedule import ScheduledGame, game_seed, table_games
 
 
 @dataclass
@@ -72,7 +73,7 @@ def plan_league(league: League, roster: list[str], stored: list[ScheduledGame], 
     for want in wanted:
         old = known.get((want.table, want.place))
         if old is not None:
-            if old.seats != want.seats or old.seed != want.seed:
+            if old.seats != want.seats or old.seed != game_seed(league, want.cycle, old.index):
                 raise LeagueStoreError(
                     f"the stored schedule differs from the league file's at round {old.round}; set another output "
                     "folder to start a new league")
@@ -82,8 +83,8 @@ def plan_league(league: League, roster: list[str], stored: list[ScheduledGame], 
             table_numbers[want.table] = next_table
             next_table += 1
         table = table_numbers[want.table]
-        game = ScheduledGame(next_index, table, want.seats, want.seed, f"{table + 1}.{want.place + 1}", want.cycle,
-                             want.place)
+        game = ScheduledGame(next_index, table, want.seats, game_seed(league, want.cycle, next_index),
+                             f"{table + 1}.{want.place + 1}", want.cycle, want.place)
         next_index += 1
         new_games.append(game)
         active.append(game)

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import ClassVar
 
 from arena.games import Game
 from arena.referee.openings import Opening
 from arena.referee.player import Timing
+from arena.referee.seeds import Deals
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 
@@ -61,6 +63,9 @@ class League:
     """The openings its games start from, one per seat rotation in turn."""
     random_opening: int = 0
     """Plies of a random opening at the start of every game."""
+    deals: Deals = "duplicate"
+    """"duplicate": the games of a seat rotation share one seed, at every table; "fresh":
+    every game has a seed of its own (no deal is ever played twice)."""
     event: str = ""
     """The Event tag of its records (the league's name unless the file gives `event`)."""
     anchor: Anchor | None = None
@@ -82,6 +87,11 @@ class League:
         """The league file's bot of this name."""
         return next(bot for bot in self.bots if bot.name == name)
 
+    IDENTITY_DEFAULTS: ClassVar[dict[str, object]] = {"openings": [], "random_opening": 0, "deals": "duplicate"}
+    """Keys of the identity written only when they differ from these values (so that a
+    league made before they existed resumes), and compared as these values when missing
+    (so that taking one out of the file is a change, refused like any other)."""
+
     def identity(self) -> dict[str, object]:
         """What fixes the schedule and the meaning of stored games: a stored league
         resumes only under the same identity. Its bots and games_per_pairing are not
@@ -94,4 +104,11 @@ class League:
             # Only when set, so that a league made before openings existed resumes.
             **({"openings": [o.name for o in self.openings]} if self.openings else {}),
             **({"random_opening": self.random_opening} if self.random_opening else {}),
+            **({"deals": self.deals} if self.deals != "duplicate" else {}),
         }
+
+    @property
+    def shares_deals(self) -> bool:
+        """Whether games at different tables (and of one seat rotation) share a deal: a
+        game with chance dealt duplicate."""
+        return self.game.has_chance and self.deals == "duplicate"

@@ -1,6 +1,6 @@
 """Play a league's pending games: each unit's bots (a table's, or in a game with
-chance a table's for a span of cycles) start once and serve its games (the match
-layer restarts a bot after a crash); finished games are stored at once."""
+chance dealt duplicate a table's for a span of cycles) start once and serve its games
+(the match layer restarts a bot after a crash); finished games are stored at once."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from arena.league.config import League
 from arena.league.deal_locks import unit_deals
 from arena.league.executor import Executor, Job, LocalExecutor
 from arena.league.growth import LeaguePlan, plan_league
-from arena.league.schedule import ScheduledGame, work_units
+from arena.league.schedule import ScheduledGame, game_origin, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay
 from arena.records.files import append_record
@@ -73,7 +73,7 @@ def open_league_plan(league: League, grow: bool = True) -> tuple[LeagueStore, Le
     `grow`, new bots and games are added to it (a run), else only counted (a table).
     The records file is brought in line with the database (a differing file is kept
     aside first: see LeagueStore.sync_record_file)."""
-    store = LeagueStore.open(league.database, league.identity(), league.records)
+    store = LeagueStore.open(league.database, league.identity(), league.records, defaults=league.IDENTITY_DEFAULTS)
     try:
         stored = store.scheduled()
         plan = plan_league(league, store.roster(), stored, store.finished_indices())
@@ -126,7 +126,7 @@ class LeagueRunner:
     async def run(self) -> None:
         """Play the pending games; a store that fails (a full disk) stops every table
         at once with a LeagueStoreError, the games stored so far intact."""
-        units = work_units(self.pending, self.league.seats, self.executor.wanted_jobs(), self.league.game.has_chance)
+        units = work_units(self.pending, self.league.seats, self.executor.wanted_jobs(), self.league.shares_deals)
         jobs = [self.job(unit) for unit in units]
         async with trio.open_nursery() as beside:
             beside.start_soon(self.under_way.keep_file)
@@ -149,10 +149,8 @@ class LeagueRunner:
         """A run of one table's games as a job for the executor, with the deals its
         processes see (which no other job may hold while it runs)."""
         table = tuple(sorted(set(unit[0].seats)))
-        plan = tuple(PlannedGame(tuple(table.index(b) for b in g.seats), g.seed, g.round,
-                                 opening_of_cycle(self.league.openings, g.cycle), (self.league.seed, g.cycle),
-                                 g.place) for g in unit)
         league = self.league
+        plan = tuple(self.planned(game, table) for game in unit)
         config = MatchConfig(
             league.game, league.options, league.time_control, games=len(plan), event=league.event,
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
@@ -160,6 +158,14 @@ class LeagueRunner:
             log_protocol=league.log_protocol, random_opening=league.random_opening,
         )
         return Job(unit, self.specs(table), config, unit_deals(unit, league.game.has_chance))
+
+    def planned(self, game: ScheduledGame, table: tuple[int, ...]) -> PlannedGame:
+        """A game of the schedule as its table plays it: seats as places in `table`, its
+        seed and the origin its record tells (Seed, Cycle and, with fresh deals, Rotation),
+        and its rotation cycle's opening."""
+        origin, rotation = game_origin(self.league, game)
+        return PlannedGame(tuple(table.index(b) for b in game.seats), game.seed, game.round,
+                           opening_of_cycle(self.league.openings, game.cycle), origin, game.place, rotation)
 
     # ---- the executor's sink -------------------------------------------------------------
 

@@ -7,6 +7,11 @@ gauntlet: every table holds the gauntlet bot and `seats - 1` others. Each table 
 duplicate and first-move advantage cancels. Cycle c of every table has the same seed:
 all tables face the same deals and dice (and no bot plays one deal at two tables at
 once: arena.league.deal_locks).
+
+With `deals = "fresh"` every game has a seed of its own instead: its deal number is
+its schedule index (seeds.deal_number), which no other game of the league ever gets
+(a stored game keeps its index, new games are numbered after every stored one), so no
+deal is played twice; seats and openings still go by the rotation cycle.
 """
 
 from __future__ import annotations
@@ -16,7 +21,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 
 from arena.league.config import League
-from arena.referee.seeds import cycle_seed, rotated
+from arena.referee.seeds import cycle_seed, deal_number, fresh_rotation, rotated
 
 
 @dataclass(frozen=True)
@@ -41,13 +46,26 @@ class ScheduledGame:
 @dataclass(frozen=True)
 class TableGame:
     """A game as the league file asks for it, before it has a number: its table (the
-    bots that meet, sorted by roster number), its place there, seats, seed and cycle."""
+    bots that meet, sorted by roster number), its place there, seats and cycle (its
+    seed comes with its number: game_seed)."""
 
     table: tuple[int, ...]
     place: int
     seats: tuple[int, ...]
-    seed: int
     cycle: int
+
+
+def game_seed(league: League, cycle: int, index: int) -> int:
+    """The chance seed of the league's game numbered `index`, of rotation cycle `cycle`:
+    the cycle's (duplicate deals: every table's cycle c on one seed), or the game's own
+    (fresh deals: from its number, never another game's)."""
+    return cycle_seed(league.seed, deal_number(league.deals, cycle, index))
+
+
+def game_origin(league: League, game: ScheduledGame) -> tuple[tuple[int, int], int | None]:
+    """What a game's record says of its chance: the league's seed with the game's deal
+    number (the Seed and Cycle tags), and with fresh deals its rotation cycle (Rotation)."""
+    return (league.seed, deal_number(league.deals, game.cycle, game.index)), fresh_rotation(league.deals, game.cycle)
 
 
 def table_sets(bots: Sequence[int], seats: int, gauntlet: int | None = None) -> list[tuple[int, ...]]:
@@ -63,13 +81,13 @@ def table_sets(bots: Sequence[int], seats: int, gauntlet: int | None = None) -> 
 def table_games(bots: Sequence[int], league: League, gauntlet: int | None = None) -> list[TableGame]:
     """Every game the league file asks for between `bots` (roster numbers), table by
     table: `games_per_pairing` games a table, seats rotated within each cycle of
-    `seats` games, a cycle's games on the cycle's seed."""
+    `seats` games."""
     games = []
     k = league.seats
     for table in table_sets(bots, k, gauntlet):
         for place in range(league.games_per_pairing):
             cycle, shift = divmod(place, k)
-            games.append(TableGame(table, place, rotated(table, shift), cycle_seed(league.seed, cycle), cycle))
+            games.append(TableGame(table, place, rotated(table, shift), cycle))
     return games
 
 
@@ -86,8 +104,9 @@ def build_schedule(league: League) -> list[ScheduledGame]:
     games: list[ScheduledGame] = []
     for game in table_games(range(len(league.bots)), league, gauntlet):
         table = numbers.setdefault(game.table, len(numbers))
-        games.append(ScheduledGame(len(games), table, game.seats, game.seed, f"{table + 1}.{game.place + 1}",
-                                   game.cycle, game.place))
+        index = len(games)
+        games.append(ScheduledGame(index, table, game.seats, game_seed(league, game.cycle, index),
+                                   f"{table + 1}.{game.place + 1}", game.cycle, game.place))
     return games
 
 
@@ -95,13 +114,15 @@ def work_units(pending: list[ScheduledGame], seats: int, concurrency: int,
                chance: bool = False) -> list[list[ScheduledGame]]:
     """Group pending games for the workers, in the order they should start.
 
-    With chance (a deal, dice), see `cycle_units`: each unit's processes end with it,
-    and the dispatcher (arena.league.deal_locks) keeps it from running beside a unit
-    that shares a bot and a seed with it.
+    With `chance` (a deal, dice dealt duplicate: games at several tables on one seed),
+    see `cycle_units`: each unit's processes end with it, and the dispatcher
+    (arena.league.deal_locks) keeps it from running beside a unit that shares a bot
+    and a seed with it.
 
-    Without chance, one unit per table (its bots start once and serve all its games),
-    split into whole rotation cycles when there are fewer tables than workers so
-    every worker has something to play."""
+    Without chance, or with fresh deals (no two games on one seed, so no unit shares a
+    deal with another), one unit per table (its bots start once and serve all its
+    games), split into whole rotation cycles when there are fewer tables than workers
+    so every worker has something to play."""
     if chance:
         return cycle_units(pending, concurrency)
     by_table: dict[int, list[ScheduledGame]] = {}

@@ -22,7 +22,7 @@ import json
 import os
 import secrets
 import sqlite3
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -123,16 +123,17 @@ class LeagueStore:
 
     @classmethod
     def open(cls, path: Path, identity: dict[str, object], records: Path | None = None, kind: str = "league",
-             meta: dict[str, str] | None = None) -> LeagueStore:
+             meta: dict[str, str] | None = None, defaults: Mapping[str, object] | None = None) -> LeagueStore:
         """The database at `path`: checked against the identity when it exists (an
-        IdentityChanged names the first key that differs), created empty (with `meta`)
-        when it does not, which a league refuses when `records` holds games without a
-        database beside them. LeagueStoreError names any problem."""
+        IdentityChanged names the first key that differs; `defaults`: see
+        check_identity), created empty (with `meta`) when it does not, which a league
+        refuses when `records` holds games without a database beside them.
+        LeagueStoreError names any problem."""
         check_folder(path.parent)
         if path.exists() or path.is_symlink():
             store = cls.existing(path, kind)
             try:
-                store.check_identity(identity)
+                store.check_identity(identity, defaults)
             except BaseException:
                 store.close()
                 raise
@@ -183,16 +184,21 @@ class LeagueStore:
         value = json.loads(self.meta("identity") or "{}")
         return value if isinstance(value, dict) else {}
 
-    def check_identity(self, identity: dict[str, object]) -> None:
+    def check_identity(self, identity: dict[str, object], defaults: Mapping[str, object] | None = None) -> None:
         """IdentityChanged for the first key of `identity` whose stored value differs
         (keys the stored identity has and `identity` lacks are not compared: they no
-        longer fix anything)."""
+        longer fix anything). `defaults`: keys an identity holds only when they differ
+        from the default value given here (so that stores made before the key existed
+        resume): a missing one, stored or given, is compared as its default."""
+        defaults = defaults or {}
         stored = self.identity()
-        for key, value in identity.items():
-            if json.dumps(stored.get(key), sort_keys=True) != json.dumps(value, sort_keys=True):
+        given = {**identity, **{key: value for key, value in defaults.items() if key not in identity}}
+        for key, value in given.items():
+            old = stored.get(key, defaults.get(key))
+            if json.dumps(old, sort_keys=True) != json.dumps(value, sort_keys=True):
                 raise IdentityChanged(
-                    key, stored.get(key), value,
-                    f"the league file's {key!r} changed since this league started ({_short(stored.get(key))} -> "
+                    key, old, value,
+                    f"the league file's {key!r} changed since this league started ({_short(old)} -> "
                     f"{_short(value)}); a resumed league must keep it: restore the old value, or set another output "
                     "folder to start a new league")
 

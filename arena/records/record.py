@@ -18,7 +18,8 @@ from protocol.messages import Info
 STANDARD_TAGS: Final = (
     "Event", "Site", "Date", "Round", "White", "Black", "Result", "Game", "Options", "Seats",
     # Player0 .. PlayerN-1 go here, by seat number
-    "Seed", "Cycle", "BotSeeds", "TimeControl", "Ranks", "Scores", "Termination", "TerminationDetail", "Plies",
+    "Seed", "Cycle", "Rotation", "BotSeeds", "TimeControl", "Ranks", "Scores", "Termination", "TerminationDetail",
+    "Plies",
 )
 """The writer's tag order; Player tags follow Seats, any other tag comes last."""
 

@@ -25,7 +25,7 @@ from arena.referee.player import FEATURES, BotPlayer, Timing
 from arena.referee.process import launch_process
 from arena.referee.reaper import process_reaper
 from arena.referee.referee import Referee, Watcher
-from arena.referee.seeds import cycle_seed, rotated, secret_path
+from arena.referee.seeds import Deals, cycle_seed, deal_number, fresh_rotation, rotated, secret_path
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.timecontrol import TimeControl
 from arena.referee.traffic import logging_launcher
@@ -47,6 +47,10 @@ class PlannedGame:
     match_game: int | None = None
     """The index `start` tells the bots (None: the game's place in this match); a rerun
     sends the original's."""
+    rotation: int | None = None
+    """With fresh deals, the seat rotation the game belongs to (`origin` then holds the
+    game's own deal number): its random opening is the rotation's, and its record's
+    Rotation tag says which. None with duplicate deals, where the deal is the rotation's."""
 
 
 @dataclass(frozen=True)
@@ -81,18 +85,25 @@ class MatchConfig:
     features: tuple[str, ...] = FEATURES
     """What bots may ask for in `ready` (all of it; `arena check` offers less to play a
     bot that asks for `legal: false` with the lists as well)."""
+    deals: Deals = "duplicate"
+    """"duplicate": the games of a seat rotation share one seed (when `plan` gives none
+    itself); "fresh": every game has a seed of its own."""
 
 
 def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
     """The games a match plays: its explicit plan, or seats rotated one seat per game,
-    every rotation cycle on one seed."""
+    every rotation cycle on one seed (duplicate deals) or every game on its own (fresh
+    deals: game i's deal number is i); openings go by rotation cycle either way."""
     if config.plan is not None:
         return config.plan
-    return tuple(
-        PlannedGame(rotated(range(bots), i % bots), cycle_seed(config.seed, i // bots), str(i + 1),
-                    opening_of_cycle(config.openings, i // bots), (config.seed, i // bots))
-        for i in range(config.games)
-    )
+    games = []
+    for i in range(config.games):
+        cycle = i // bots
+        number = deal_number(config.deals, cycle, i)
+        games.append(PlannedGame(rotated(range(bots), i % bots), cycle_seed(config.seed, number), str(i + 1),
+                                 opening_of_cycle(config.openings, cycle), (config.seed, number),
+                                 rotation=fresh_rotation(config.deals, cycle)))
+    return tuple(games)
 
 
 def opening_of_cycle(openings: tuple[Opening, ...], cycle: int) -> Opening | None:
@@ -188,7 +199,8 @@ async def play_match(
                 seated = [players[b] for b in seats]
                 setup = GameSetup(
                     game=config.game, options=options, time_control=config.time_control,
-                    seed=planned.seed, origin=planned.origin, event=config.event, round=planned.round,
+                    seed=planned.seed, origin=planned.origin, rotation=planned.rotation, event=config.event,
+                    round=planned.round,
                     match_game=index if planned.match_game is None else planned.match_game,
                     chance_key=config.chance_key, bot_seeds=tuple(p.spec.env.get("ARENA_BOT_SEED", "") for p in seated),
                     seat_time_controls=tuple(p.spec.time_control for p in seated),

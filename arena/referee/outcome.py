@@ -36,6 +36,11 @@ class GameSetup:
     """The seed as given and the rotation cycle `seed` was made from (the record's Seed
     and Cycle tags, so that a record says how to play its game again); None: `seed`
     was given as it is."""
+    rotation: int | None = None
+    """With fresh deals, the seat rotation the game belongs to (`origin` then holds the
+    game's own deal number, not its rotation): its random opening is drawn from the
+    rotation's seed, and the record's Rotation tag holds it. None: the deal's number is
+    the rotation (duplicate deals), or `seed` was given as it is."""
     event: str = "arena"
     round: str = "1"
     match_game: int = 0
@@ -52,6 +57,14 @@ class GameSetup:
     seat_time_controls: tuple[TimeControl | None, ...] = ()
     """A seat's own time control where it differs from `time_control` (a handicap, a
     person), by seat; missing or None: the game's."""
+
+    @property
+    def opening_seed(self) -> int:
+        """The seed of a random opening: the seat rotation's (so each is played from
+        every seat), which is the game's own seed unless deals are fresh."""
+        if self.rotation is not None and self.origin is not None:
+            return cycle_seed(self.origin[0], self.rotation)
+        return self.seed
 
     def control_of(self, seat: int) -> TimeControl:
         """The time control seat `seat` plays under."""
@@ -125,6 +138,8 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
         tags[f"Player{seat}"] = name
     if setup.origin is not None and cycle_seed(*setup.origin) == setup.seed:
         tags["Seed"], tags["Cycle"] = str(setup.origin[0]), str(setup.origin[1])
+        if setup.rotation is not None:
+            tags["Rotation"] = str(setup.rotation)
     else:
         tags["Seed"] = str(setup.seed)
     if any(setup.bot_seeds):

@@ -103,7 +103,7 @@ class Referee:
                     return
                 self._record(Ply(0, action, chance=actor == CHANCE, actor=actor, comment=OPENING_COMMENT))
         elif setup.random_opening:
-            rng = random_opening_rng(setup.chance_key, setup.seed)
+            rng = random_opening_rng(setup.chance_key, setup.opening_seed)
             for _ in range(setup.random_opening):
                 state = self.state
                 actor = state.current()

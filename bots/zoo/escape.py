@@ -18,7 +18,8 @@ environ (list every variable's name, and PATH), kernel (what a user mapped to ro
 do: write /proc/sys/kernel/core_pattern and vm/drop_caches, make a user namespace, mount
 a tmpfs, write ZOO_MB MiB to /dev/shm), writable (the mounts it may write to, and the
 files of /proc outside its own processes' it could open for writing), hold (start a
-process named ZOO_TARGET that lives ZOO_SECONDS, for the test to look at from outside).
+process named ZOO_TARGET that lives ZOO_SECONDS, for the test to look at from outside, then
+think ZOO_PAUSE seconds).
 """
 import ctypes
 import fcntl
@@ -317,6 +318,7 @@ def hold() -> None:
     os.spawnv(os.P_NOWAIT, sys.executable, [sys.executable, "-c", "import sys, time; time.sleep(float(sys.argv[1]))",
                                              os.environ.get("ZOO_SECONDS", "3"), TARGET])
     report("holding")
+    time.sleep(float(os.environ.get("ZOO_PAUSE", "0")))  # the game goes on no sooner: the holder is looked at
 
 
 MY_HAND: list[tuple[int, int]] = []

@@ -4,7 +4,7 @@ sandboxes both reach. The other side is another process of itself: at another se
 the same table, at another table of a league playing the same deal, or the fresh
 process that plays the same deal after a rotation.
 
-ZOO_CHANNEL picks the mailbox:
+ZOO_CHANNEL names the mailboxes (several, comma-separated, are tried side by side):
 - keys: a kernel key per seat holding its hand, opened to every user and linked into
   the user's keyring as well as its own (so it outlives the process); others are found
   in /proc/keys (or by name in the user's keyring where /proc/keys is hidden) and read
@@ -35,7 +35,11 @@ import struct
 import sys
 import time
 
-CHANNEL = os.environ.get("ZOO_CHANNEL", "keys")
+CHANNELS = os.environ.get("ZOO_CHANNEL", "keys").split(",")
+LOCK_KINDS = ("flock", "lockf", "ofd")
+LISTENS = 3
+"""Turns of each game at which it listens (and reports): by its third turn every other
+seat has had one and sent."""
 TILES = [f"{a}{b}" for a in range(8) for b in range(a, 8)]
 LIBC = ctypes.CDLL(None, use_errno=True)
 LIBC.syscall.restype = ctypes.c_long
@@ -47,8 +51,8 @@ ALL_PERMISSIONS = 0x3F3F3F3F
 F_OFD_SETLK, F_OFD_GETLK = 37, 36
 
 
-def report(text: str) -> None:
-    sys.stderr.write(f"ATTACK {CHANNEL}: {text}\n")
+def report(channel: str, text: str) -> None:
+    sys.stderr.write(f"ATTACK {channel}: {text}\n")
     sys.stderr.flush()
 
 
@@ -60,17 +64,24 @@ def syscall(name: str, *args: object) -> int:
 
 
 def shared_files() -> list[str]:
-    """Files every sandbox sees: the Python installation's own modules, in a fixed order."""
+    """Files every sandbox sees: the Python installation's own modules, in a fixed order
+    (a block of 36 per seat and kind of lock)."""
     folder = os.path.dirname(os.__file__)
-    names = sorted(n for n in os.listdir(folder) if n.endswith(".py"))
-    return [os.path.join(folder, n) for n in names[:4 * len(TILES)]]
+    found = []
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        found += [os.path.join(root, n) for n in sorted(names) if n.endswith(".py")]
+        if len(found) >= (4 * len(LOCK_KINDS) + 1) * len(TILES):
+            break
+    return found
 
 
 class Mailbox:
     """One channel: `send` a hand (once per game), `receive` what others sent."""
 
-    def __init__(self, seat: int) -> None:
+    def __init__(self, seat: int, channel: str) -> None:
         self.seat = seat
+        self.channel = channel
         self.held: list[int] = []
 
     def send(self, hand: list[str]) -> str:
@@ -128,16 +139,16 @@ class Keys(Mailbox):
 
 
 class Locks(Mailbox):
-    """Seat s signals through files s*36 .. s*36+35, one per tile."""
+    """Seat s signals through a block of 36 files of its own (per kind of lock), one per tile."""
 
     def _files(self, seat: int) -> list[str]:
-        files = shared_files()
-        return files[seat * len(TILES):(seat + 1) * len(TILES)]
+        block = LOCK_KINDS.index(self.channel) * 4 + seat
+        return shared_files()[block * len(TILES):(block + 1) * len(TILES)]
 
     def lock(self, fd: int) -> None:
-        if CHANNEL == "flock":
+        if self.channel == "flock":
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-        elif CHANNEL == "lockf":
+        elif self.channel == "lockf":
             fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0))
         else:
             fcntl.fcntl(fd, F_OFD_SETLK, struct.pack("hhqqi", fcntl.F_RDLCK, 0, 0, 0, 0))
@@ -145,14 +156,14 @@ class Locks(Mailbox):
     def locked(self, path: str) -> bool:
         fd = os.open(path, os.O_RDONLY)
         try:
-            if CHANNEL == "flock":
+            if self.channel == "flock":
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                 except BlockingIOError:
                     return True
                 fcntl.flock(fd, fcntl.LOCK_UN)
                 return False
-            command = fcntl.F_GETLK if CHANNEL == "lockf" else F_OFD_GETLK
+            command = fcntl.F_GETLK if self.channel == "lockf" else F_OFD_GETLK
             answer = fcntl.fcntl(fd, command, struct.pack("hhqqi", fcntl.F_WRLCK, 0, 0, 0, 0))
             return bool(struct.unpack("hhqqi", answer)[0] != fcntl.F_UNLCK)
         finally:
@@ -219,20 +230,24 @@ class Hint(Mailbox):
 class Inotify(Mailbox):
     IN_OPEN = 0x20
 
-    def __init__(self, seat: int) -> None:
-        super().__init__(seat)
+    def __init__(self, seat: int, channel: str) -> None:
+        super().__init__(seat, channel)
         self.watch = -1
         self.paths: dict[int, str] = {}
         self.mine: list[str] = []
 
+    def _files(self) -> list[str]:
+        """The block after the locks' (their opens are not its signal)."""
+        return shared_files()[4 * len(LOCK_KINDS) * len(TILES):][:len(TILES)]
+
     def send(self, hand: list[str]) -> str:
-        files = shared_files()
+        files = self._files()
         self.mine = [files[TILES.index(t)] for t in hand]
         LIBC.inotify_init1.restype = ctypes.c_int
         self.watch = LIBC.inotify_init1(os.O_NONBLOCK)
         if self.watch < 0:
             raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()))
-        for path in files[:len(TILES)]:
+        for path in files:
             wd = LIBC.inotify_add_watch(self.watch, path.encode(), self.IN_OPEN)
             if wd >= 0:
                 self.paths[wd] = path
@@ -246,7 +261,7 @@ class Inotify(Mailbox):
             data = os.read(self.watch, 1 << 16)
         except OSError:
             return []
-        files = shared_files()
+        files = self._files()
         opened = set()
         while data:
             wd, _, _, length = struct.unpack("iIII", data[:16])
@@ -286,37 +301,47 @@ MAILBOXES = {"keys": Keys, "flock": Locks, "lockf": Locks, "ofd": Locks, "inotif
              "fifo": Fifo}
 
 
+def errno_name(exc: OSError) -> str:
+    return str(errno.errorcode.get(exc.errno or 0, exc.errno))
+
+
 def main() -> None:
     rng = random.Random(os.getpid())
-    games = 0
-    mailbox: Mailbox | None = None
-    sent = ""
+    games = turns = 0
+    mailboxes: list[Mailbox] = []
+    sent: dict[str, str] = {}
     for line in sys.stdin:
         message = json.loads(line)
         kind = message.get("type")
         if kind == "hello":
-            reply = {"type": "ready", "name": f"zoo-mailbox-{CHANNEL}"}
+            reply = {"type": "ready", "name": "zoo-mailbox"}
         elif kind == "start":
-            games += 1
-            if mailbox is not None:
+            games, turns = games + 1, 0
+            for mailbox in mailboxes:
                 mailbox.close()
-            mailbox = None
+            mailboxes = []
             continue
         elif kind == "request":
             hand = sorted(message["observation"]["hand"])
-            if mailbox is None:
-                mailbox = MAILBOXES[CHANNEL](int(message["observation"]["seat"]))
-                try:
-                    sent = f"sent {mailbox.send(hand)}"
-                except OSError as exc:
-                    sent = f"send failed: {errno.errorcode.get(exc.errno or 0, exc.errno)}"
-            time.sleep(0.05)  # give the other side a moment
-            try:
-                found = sorted(set(mailbox.receive()) - set(hand))
-            except OSError as exc:
-                found = []
-                sent += f", receive failed: {errno.errorcode.get(exc.errno or 0, exc.errno)}"
-            report(f"game {games}: {sent}; found {','.join(found) or 'nothing'}; my hand {','.join(hand)}")
+            turns += 1
+            if not mailboxes:
+                seat = int(message["observation"]["seat"])
+                mailboxes = [MAILBOXES[channel](seat, channel) for channel in CHANNELS]
+                for mailbox in mailboxes:
+                    try:
+                        sent[mailbox.channel] = f"sent {mailbox.send(hand)}"
+                    except OSError as exc:
+                        sent[mailbox.channel] = f"send failed: {errno_name(exc)}"
+            if turns <= LISTENS:
+                time.sleep(0.05)  # give the other side a moment
+                for mailbox in mailboxes:
+                    said = sent[mailbox.channel]
+                    try:
+                        found = sorted(set(mailbox.receive()) - set(hand))
+                    except OSError as exc:
+                        found, said = [], f"{said}, receive failed: {errno_name(exc)}"
+                    report(mailbox.channel, f"game {games}: {said}; found {','.join(found) or 'nothing'}; "
+                                            f"my hand {','.join(hand)}")
             reply = {"type": "action", "action": rng.choice(message["legal"])}
         elif kind == "quit":
             return
@@ -324,6 +349,5 @@ def main() -> None:
             continue
         sys.stdout.write(json.dumps(reply) + "\n")
         sys.stdout.flush()
-
 
 main()
