@@ -259,8 +259,10 @@ def test_no_bot_plays_one_deal_at_two_tables_at_once(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_no_bot_plays_one_deal_at_two_tables_at_once_four_seats(tmp_path: Path) -> None:
-    sharing, memory = timed_run(tmp_path, 4, 5, 8, 4)
-    assert sharing.games == 5 * 8 * 4
+@pytest.mark.parametrize(("seats", "bots", "concurrency"), [(3, 4, 4), (4, 5, 2), (4, 5, 4)])
+def test_no_bot_plays_one_deal_at_two_tables_at_once_at_every_size(tmp_path: Path, seats: int, bots: int,
+                                                                     concurrency: int) -> None:
+    sharing, memory = timed_run(tmp_path, seats, bots, 2 * seats, concurrency)
+    assert sharing.games == len(list(combinations(range(bots), seats))) * 2 * seats * seats
     assert (sharing.overlapping_games, sharing.overlapping_processes, sharing.tiles) == (0, 0, 0), sharing
     assert (memory.remembering, memory.tiles) == (0, 0), memory
