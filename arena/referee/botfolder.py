@@ -23,11 +23,13 @@ import fnmatch
 import os
 import shutil
 import stat
+import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
+from arena.referee.procfs import YIELD_EVERY, YIELD_S
 from arena.referee.spec import BotSpec, Limits
 from arena.referee.toolchain import SHARED_DIRS, home_folders, is_system, within
 
@@ -232,6 +234,8 @@ def hidden_in_folder(folder: Path, leave_out: Iterable[Path] = ()) -> list[Path]
         here = Path(root)
         for name in [*dirs, *files]:
             seen += 1
+            if seen % YIELD_EVERY == 0:  # a spawner thread's walk: the event loop gets the GIL back often
+                time.sleep(YIELD_S)
             path = here / name
             try:
                 mode = path.lstat().st_mode
@@ -277,6 +281,8 @@ def copy_plan(folder: Path, leave_out: Iterable[Path] = (), max_bytes: int | Non
                 continue
             total += info.st_size if stat.S_ISREG(info.st_mode) else 0
             plan.append((source, source.relative_to(folder), info))
+            if len(plan) % YIELD_EVERY == 0:
+                time.sleep(YIELD_S)
             if total > max_bytes or len(plan) > max_entries:
                 return None
     return plan

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from arena.referee.botfolder import hidden_in_folder, is_interpreter, placed, private_copy, safe_folder
+from arena.referee.botfolder import BotFolderError, hidden_in_folder, is_interpreter, placed, private_copy, safe_folder
 from arena.referee.command import BotCommand
 from arena.referee.sandbox_users import lease
 from arena.referee.spec import BotSpec, Limits
@@ -150,7 +150,12 @@ def build_view(spec: BotSpec, limits: Limits, hidden: Iterable[Path], readable_b
         view.chdir = str(folder)
     view.binds = sorted(dict.fromkeys(readable), key=lambda b: (len(b[1].parts), str(b[1])))
     direct = [dest for source, dest in view.binds if source == dest]
-    leftovers = hidden_in_folder(folder) if folder is not None and not view.copied and safe_folder(folder) else []
+    try:
+        leftovers = hidden_in_folder(folder) if folder is not None and not view.copied and safe_folder(folder) else []
+    except BotFolderError:
+        for made in view.owned:
+            shutil.rmtree(made, ignore_errors=True)
+        raise
     tokens = [path for shown in installed if shown.is_dir() for path in credentials_in(shown)]
     view.masks = masks([*hidden_real, *leftovers, *tokens], direct)
     return view
@@ -320,29 +325,29 @@ def sandbox_command(bwrap: str, namespaces: list[str], run_as: tuple[int, int] |
     env = bot_environment(view, spec)
     pairs: list[tuple[str, str]] = []
     mapping: dict[Path, str] = {}
-    released = []
-    if run_as is not None and own_user and (user := lease()) is not None:
-        run_as = (user.uid, user.uid)
-        released.append(user.release)
-    if run_as is not None:
-        mapping, pairs, bwrap = stage(view, bwrap, *run_as)
     size = tmpfs_bytes(limits, memory_counted)
-    options = bwrap_options(namespaces, view, size, env, mapping)
-    command = BotCommand([bwrap], {"PATH": "/usr/bin:/bin"}, "/", run_as=run_as, stage=tuple(pairs), sandboxed=True,
-                         shown=view.shown, owned=view.owned, on_release=released, folder=view.folder,
-                         tmpfs_bytes=size)
-    try:
-        fds = []
+    command = BotCommand([bwrap], {"PATH": "/usr/bin:/bin"}, "/", sandboxed=True, shown=view.shown,
+                         owned=view.owned, folder=view.folder, tmpfs_bytes=size)
+    fds: list[int] = []
+    try:  # whatever fails, what was made for this process (folders, a lease, descriptors) goes with it
+        if run_as is not None and own_user and (user := lease()) is not None:
+            run_as = (user.uid, user.uid)
+            command.on_release.append(user.release)
+        if run_as is not None:
+            mapping, pairs, command.argv[0] = stage(view, bwrap, *run_as)
+        command.run_as, command.stage = run_as, tuple(pairs)
+        options = bwrap_options(namespaces, view, size, env, mapping)
         if syscall_filter:
             fds.append(memory_file(program(), "arena-syscall-filter"))
             options += ["--seccomp", str(fds[-1])]
-        command.pass_fds = (*fds, options_file(options))
+        fds.append(options_file(options))
     except BaseException:
         for fd in fds:
             os.close(fd)
         command.release()
         raise
-    command.argv += ["--args", str(command.pass_fds[-1]), "--", *bot_argv(view)]
+    command.pass_fds = tuple(fds)
+    command.argv += ["--args", str(fds[-1]), "--", *bot_argv(view)]
     return command
 
 

@@ -66,3 +66,15 @@ def main(senders: dict[str, Callable[[], Callable[[bool, float], None]]],
     elif measure is not None:
         bits = receive_bits(int(arg), start, slot, measure)
         print("bits", bits, f"{time.time() - start:.6f}", flush=True)
+
+
+def field(path: str, line_start: str, index: int) -> Callable[[], float]:
+    """A number of a file of /proc: field `index` of the line starting with `line_start`
+    (`1/234` and `avg10=0.5` split like spaces)."""
+    def read() -> float:
+        with open(path) as handle:
+            for line in handle:
+                if line.startswith(line_start):
+                    return float(line.replace("/", " ").replace("=", " ").split()[index])
+        raise LookupError(line_start)
+    return read

@@ -33,23 +33,12 @@ from collections.abc import Callable
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from bots.zoo.channels.clock import level, main, rate, until  # noqa: E402
+from bots.zoo.channels.clock import field, level, main, rate, until  # noqa: E402
 
 LIBC = ctypes.CDLL(None, use_errno=True)
 
 
 # ---- readings -------------------------------------------------------------------------
-
-def field(path: str, line_start: str, index: int) -> Callable[[], float]:
-    """A number of a file of /proc: field `index` of the line starting with `line_start`."""
-    def read() -> float:
-        with open(path) as handle:
-            for line in handle:
-                if line.startswith(line_start):
-                    return float(line.replace("/", " ").split()[index])
-        raise LookupError(line_start)
-    return read
-
 
 # ---- senders: each returns hold(level, end) ------------------------------------------------
 

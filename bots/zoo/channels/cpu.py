@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))))
-from bots.zoo.channels.clock import level, main, rate, until  # noqa: E402
+from bots.zoo.channels.clock import field, level, main, rate, until  # noqa: E402
 
 # ---- the sender ---------------------------------------------------------------------------
 
@@ -46,17 +46,6 @@ def spinners() -> Callable[[bool, float], None]:
 
 
 # ---- the receivers ------------------------------------------------------------------------
-
-def field(path: str, name: str, index: int) -> Callable[[], float]:
-    """Field `index` of the line of a /proc file that starts with `name`."""
-    def read() -> float:
-        with open(path) as handle:
-            for line in handle:
-                if line.startswith(name):
-                    return float(line.replace("=", " ").split()[index])
-        raise LookupError(name)
-    return read
-
 
 def progress(a: float, b: float) -> float:
     until(a + (b - a) / 4)
