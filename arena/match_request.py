@@ -23,6 +23,7 @@ from arena.match_setup import (
     prepare_out_file,
     resolve_options,
     seat_time_controls,
+    time_basis,
     time_settings,
 )
 from arena.people.seat import Person
@@ -58,6 +59,9 @@ class MatchRequest:
     `per_move` and `clock` texts."""
     startup: str = "10s"
     grace: str = "20ms"
+    time_basis: str | None = None
+    """"wall" or "cpu": what every bot's time control counts (the CPU time of its
+    processes, or wall time); None keeps each control's own (wall for texts)."""
     limits: Limits = Limits()
     registry: Path | None = None
     """A bot registry file; None looks for bots.toml in the current folder when
@@ -141,7 +145,7 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     controls, timing = time_settings(request.per_move, request.clock, request.startup, request.grace, len(specs))
     if request.time_controls:
         controls = given_controls(request.time_controls, len(specs))
-    time_control = seat_time_controls(specs, controls)
+    time_control = seat_time_controls(specs, controls, time_basis(request.time_basis))
     if _web_seats(people) > 1:
         raise SetupError("only one human-web seat per game: seat the other person with `human` (in the terminal)")
     book = openings_from(request.openings, request.random_opening, game, len(specs), options)

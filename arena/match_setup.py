@@ -22,7 +22,7 @@ from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.player import Timing
 from arena.referee.seeds import derived_bot_seed
 from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
+from arena.referee.timecontrol import Basis, TimeControl, TimeControlError, parse_basis, parse_seconds
 
 
 class SetupError(ArenaError, ValueError):
@@ -136,13 +136,29 @@ def _seat_person(name: str, key: str, people: dict[str, Person], time: TimeContr
     return person_spec(name, key, time)
 
 
-def seat_time_controls(specs: list[BotSpec], controls: list[TimeControl]) -> TimeControl:
-    """Give each bot its own time control when they differ (a handicap); the match's."""
+def seat_time_controls(specs: list[BotSpec], controls: list[TimeControl], basis: Basis | None = None) -> TimeControl:
+    """Give each bot its own time control when they differ (a handicap); the match's.
+    A `basis` holds for every control, a bot's own (from a registry) too."""
+    if basis is not None:
+        controls = [control.on(basis) for control in controls]
+        for spec in specs:
+            if spec.time_control is not None:
+                spec.time_control = spec.time_control.on(basis)
     if len(set(controls)) > 1:
         for spec, control in zip(specs, controls, strict=True):
             if spec.time_control is None:
                 spec.time_control = control
     return controls[0]
+
+
+def time_basis(text: str | None, what: str = "--time-basis") -> Basis | None:
+    """A request's time basis, checked (None: each control's own)."""
+    if text is None:
+        return None
+    try:
+        return parse_basis(text, what)
+    except TimeControlError as exc:
+        raise SetupError(str(exc)) from None
 
 
 def time_settings(per_move: str | None, clock: str | None, startup: str, grace: str,

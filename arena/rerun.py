@@ -32,7 +32,7 @@ from arena.referee.openings import Opening, random_opening_action, random_openin
 from arena.referee.referee import OPENING_COMMENT
 from arena.referee.seeds import SECRET_ENV, chance_seed, cycle_seed, installation_key, secret_from_environment
 from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl, TimeControlError
+from arena.referee.timecontrol import TimeControl, TimeControlError, parse_basis
 
 LEAGUE_DATABASE = "league.sqlite"
 """A league's database, beside its records (league.pgn), holding its chance key."""
@@ -159,7 +159,7 @@ def time_controls(tag: str, seats: int) -> list[TimeControl]:
     return controls * seats if len(controls) == 1 else controls
 
 
-_ITEM = re.compile(r"^(move|clock)=(\S+)$")
+_ITEM = re.compile(r"^(move|clock|basis|backstop)=(\S+)$")
 
 
 def _control(text: str) -> TimeControl:
@@ -167,17 +167,21 @@ def _control(text: str) -> TimeControl:
         return TimeControl()
     per_move: str | None = None
     clock: str | None = None
+    basis = "wall"
     for item in text.split():
         match = _ITEM.match(item)
         if match is None:
             raise RerunError(f"the TimeControl tag's {excerpt(item)} is not move=TIME or clock=BASE+INC: give "
                              "--time-per-move or --clock")
-        if match.group(1) == "move":
-            per_move = match.group(2)
-        else:
-            clock = match.group(2)
+        key, value = match.group(1), match.group(2)
+        if key == "move":
+            per_move = value
+        elif key == "clock":
+            clock = value
+        elif key == "basis":
+            basis = value
     try:
-        return TimeControl.parse(per_move, clock)
+        return TimeControl.parse(per_move, clock, basis=parse_basis(basis, "the TimeControl tag's basis"))
     except TimeControlError as exc:
         raise RerunError(f"the TimeControl tag: {exc}") from None
 

@@ -169,7 +169,7 @@ class Bot:
             request = Request(ply=len(moves or ()) + 1, clock=clocks.wire(seat, clocks.limit(seat)), events=events,
                               legal=state.legal_actions() if player.wants_legal else None,
                               observation=state.observation(seat) if player.wants_observation else None)
-            answer = await ask_once(player, request, clocks.limit(seat))
+            answer = await ask_once(player, request, clocks.limit(seat), control)
             if not _is_legal(state, answer.action):
                 raise BotFault(Termination.ILLEGAL_ACTION, f"{answer.action[:60]!r} is not legal at ply "
                                                            f"{request.ply}")

@@ -35,6 +35,9 @@ class TimeControl(msgspec.Struct, omit_defaults=True):
     per_move_ms: int | None = None
     base_ms: int | None = None
     increment_ms: int | None = None
+    basis: str | None = None
+    """"cpu" when the limits count the bot's CPU time rather than wall time (left out:
+    wall time)."""
 
 
 class Start(_Message, tag="start"):

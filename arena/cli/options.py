@@ -110,6 +110,10 @@ TimePerMoveArg = Annotated[str | None, typer.Option(
 ClockArg = Annotated[str | None, typer.Option(
     "--clock", metavar="BASE+INC",
     help="Game clock BASE+INC in seconds, e.g. 60+0.5; one per bot separated by ':' (60+1:30+0.5).")]
+TimeBasisArg = Annotated[str, typer.Option(
+    "--time-basis", metavar="wall|cpu", help="What the limits count: wall (real time from request to answer, the "
+    "default; for real-time contests on a quiet machine) or cpu (the CPU time of the bot's own processes, with a "
+    "wall backstop of 10x the limit + 1 s; results that do not depend on the machine's load).")]
 StartupArg = Annotated[str, typer.Option("--startup-time", metavar="TIME", help="Time a bot has to answer hello.")]
 GraceArg = Annotated[str, typer.Option("--grace", metavar="TIME", help="Allowance for pipe latency before a time-out.")]
 OutArg = Annotated[Path | None, typer.Option("--out", metavar="FILE", help="Append every game's record to this file.")]
@@ -190,6 +194,7 @@ class Times:
 
     time_per_move: TimePerMoveArg = None
     clock: ClockArg = None
+    time_basis: TimeBasisArg = "wall"
     startup_time: StartupArg = "10s"
     grace: GraceArg = "20ms"
 
@@ -258,6 +263,7 @@ def match_request(options: MatchGroups, bots: list[str], **more: Any) -> MatchRe
     seeds, times, book = options.seeds, options.times, options.book
     return MatchRequest(options.game_id, bots, options.games, seed=seeds.seed, bot_seed=seeds.bot_seed,
                         deals=seeds.deals, options=options.option or (), per_move=times.time_per_move,
-                        clock=times.clock, startup=times.startup_time, grace=times.grace, limits=options.setup.limits(),
+                        clock=times.clock, time_basis=times.time_basis, startup=times.startup_time, grace=times.grace,
+                        limits=options.setup.limits(),
                         registry=options.setup.bots_file, openings=book.openings, random_opening=book.random_opening,
                         ro_paths=tuple(options.setup.ro or ()), **more)

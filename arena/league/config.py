@@ -27,7 +27,14 @@ from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED
 from arena.referee.spec import BotSpec, LimitError, Limits, with_limits
-from arena.referee.timecontrol import TimeControl, TimeControlError, own_time_control, parse_seconds
+from arena.referee.timecontrol import (
+    Basis,
+    TimeControl,
+    TimeControlError,
+    own_time_control,
+    parse_basis,
+    parse_seconds,
+)
 
 MAX_NAME_CHARS = 64
 """Longest bot name: names label records, tables and log files."""
@@ -98,7 +105,9 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         raise LeagueFileError(f"seats: {exc}") from None
     league_limits = _limits("limits", raw.limits, Limits(sandbox=raw.sandbox))
     registry = _registry(raw.registry, base)
-    bots = [_resolve_bot_entry(i, entry, game, base, league_limits, registry) for i, entry in enumerate(raw.bots)]
+    time_control, timing = _time(raw.time)
+    bots = [_resolve_bot_entry(i, entry, game, base, league_limits, registry, time_control.basis)
+            for i, entry in enumerate(raw.bots)]
     names = [b.name for b in bots]
     for i, name in enumerate(names):
         if name in names[:i]:
@@ -130,7 +139,6 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
             "games; lower games_per_pairing or the number of bots")
     concurrency = raw.concurrency if raw.concurrency is not None else default_concurrency()
     _check_range("concurrency", concurrency, 1, MAX_CONCURRENCY)
-    time_control, timing = _time(raw.time)
     limits = league_limits
     output = base / (raw.output if raw.output is not None else (source.stem if source else raw.name))
     league = League(
@@ -224,7 +232,8 @@ def _time(section: TimeSection) -> tuple[TimeControl, Timing]:
         return None if value is None else str(value)
 
     try:
-        tc = TimeControl.parse(text(section.per_move), section.clock, ("time.per_move", "time.clock"))
+        basis = parse_basis(section.basis, "time.basis")
+        tc = TimeControl.parse(text(section.per_move), section.clock, ("time.per_move", "time.clock"), basis)
         timing = Timing(startup_s=parse_seconds(str(section.startup), "time.startup"),
                         grace_s=parse_seconds(str(section.grace), "time.grace"))
     except TimeControlError as exc:
@@ -241,7 +250,7 @@ def _registry(given: str | None, base: Path) -> Registry | None:
 
 
 def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limits: Limits,
-                       registry: Registry | None = None) -> BotSpec:
+                       registry: Registry | None = None, basis: Basis = "wall") -> BotSpec:
     """_resolve_bot (or the registry's bot of that name) with the bot's own limits and
     time control, and the file system's refusals (a name too long...) as messages."""
     key = f"bots[{index}]"
@@ -262,7 +271,7 @@ def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limi
     if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
         spec.limits = _limits(key, entry, spec.limits or limits)
     try:
-        spec.time_control = own_time_control(entry.time_per_move, entry.clock, key) or spec.time_control
+        spec.time_control = own_time_control(entry.time_per_move, entry.clock, key, basis) or spec.time_control
     except TimeControlError as exc:
         raise LeagueFileError(str(exc)) from None
     return spec

@@ -37,6 +37,7 @@ class BotEntry(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
 class TimeSection(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     per_move: str | float | None = None
     clock: str | None = None
+    basis: str = "wall"
     grace: str | float = "20ms"
     startup: str | float = "10s"
 

@@ -16,6 +16,14 @@ exactly against the limit; the slack only delays noticing a bot that does not an
 all. When the deadline passes, the scope ends the game's loop, the channel says why
 the bot did not answer (no answer, a dead bot, a closed pipe), the seat faults, and the
 loop goes on from where the game is.
+
+On the CPU basis (TimeControl.basis "cpu") the same deadline is the first check: a bot
+on one core cannot use more CPU than wall time, so nothing need be looked at before.
+When it passes, `_overdue` reads the bot's CPU time and waits on for the answer, until
+either the CPU time passes the limit plus grace or the wall clock passes the backstop;
+an answer that comes meanwhile is held, and `ask`, called again for the same decision
+by the game's loop, returns it without a second request. A fast bot costs the CPU basis
+nothing beyond the CPU reading every answer already makes.
 """
 
 from __future__ import annotations
@@ -29,6 +37,7 @@ import trio
 from arena.referee.channel import LineChannel
 from arena.referee.faults import BotFault
 from arena.referee.player import BotPlayer, decode_line
+from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
 from protocol.codec import encode
 from protocol.messages import Action, Info, Request
@@ -44,6 +53,9 @@ class Answer(NamedTuple):
     action: str
     info: Info | None
     elapsed_s: float
+    charged_s: float
+    """What the seat's clock is charged: `elapsed_s` on the wall basis, `cpu_s` on the
+    CPU basis (wall time where the CPU time cannot be read)."""
     cpu_s: float | None = None
     """The bot's CPU time since its previous answer (its whole process tree where
     cgroups count it; one reading per decision, so thinking between requests counts
@@ -60,6 +72,20 @@ Fault = Callable[[int, BotFault], None]
 """What the referee does with the fault of the seat whose request went unanswered."""
 
 
+WALL = TimeControl(basis="wall")
+MIN_CHECK_S = 0.002
+"""The least wait between two readings of an overdue bot's CPU time on the CPU basis."""
+
+
+class _Held(NamedTuple):
+    """An answer that came while `_overdue` waited on the CPU basis, for the decision's
+    second `ask`."""
+
+    seat: int
+    line: bytes
+    elapsed_s: float
+
+
 class Decisions:
     """Ask the bots of one game for actions, each within its limit plus grace."""
 
@@ -73,6 +99,11 @@ class Decisions:
         self._started = 0.0
         self._limit_s = 0.0
         self._cpu_before: float | None = None
+        self._control = WALL
+        self._allowed_s = 0.0
+        """The pending request's limit plus grace."""
+        self._player: BotPlayer | None = None
+        self._held: _Held | None = None
         self._now: Callable[[], float] = trio.current_time
         """Trio's clock, read without the two calls trio.current_time adds."""
 
@@ -85,13 +116,22 @@ class Decisions:
                 self._scope, self._deadline = scope, math.inf
                 await play()
                 return
-            seat, self._seat = self._seat, -1
+            seat = self._seat
             if seat >= 0:
-                fault(seat, await self._overdue())
+                overdue = await self._overdue()
+                self._seat = -1
+                if overdue is not None:
+                    fault(seat, overdue)
 
-    async def ask(self, seat: int, player: BotPlayer, request: Request, limit_s: float) -> Answer:
+    async def ask(self, seat: int, player: BotPlayer, request: Request, limit_s: float,
+                  control: TimeControl = WALL) -> Answer:
         """The bot's answer, or the BotFault that ends its part in the game. Only
-        within `run`, which holds the deadline."""
+        within `run`, which holds the deadline. `control` gives the basis."""
+        held = self._held
+        if held is not None:
+            self._held = None
+            if held.seat == seat:
+                return await self._answer(self._channel, held.line, held.elapsed_s)
         channel = player.channel
         if channel is None or player.ready is None or not channel.running:
             raise BotFault(Termination.CRASH, "the bot was not running at its turn")
@@ -107,7 +147,8 @@ class Decisions:
         if not due < self._deadline <= due + slack:
             self._scope.deadline = self._deadline = due + slack
         self._seat, self._channel, self._started, self._limit_s = seat, channel, started, limit_s
-        self._cpu_before = cpu_before = player.cpu_mark
+        self._control, self._player, self._allowed_s = control, player, allowed
+        self._cpu_before = player.cpu_mark
         try:
             await channel.write(encode(request), due)  # a write has its own deadline only when the pipe is full
             line = await channel.read_line(math.inf)  # the scope's deadline holds the read
@@ -116,7 +157,15 @@ class Decisions:
             raise self._explained(fault) from None
         elapsed = now() - started
         self._seat = -1
-        player.cpu_mark = cpu_after = channel.cpu_seconds()
+        return await self._answer(channel, line, elapsed)
+
+    async def _answer(self, channel: LineChannel | None, line: bytes, elapsed: float) -> Answer:
+        """The answer `line`, which came `elapsed` seconds after its request, checked
+        against the limit on the decision's basis."""
+        assert channel is not None and self._player is not None
+        self._player.cpu_mark = cpu_after = channel.cpu_seconds()
+        cpu_before = self._cpu_before
+        cpu = None if cpu_before is None or cpu_after is None else max(0.0, cpu_after - cpu_before)
         message = decode_line(line)
         if channel.buffered:
             raise BotFault(Termination.UNEXPECTED_MESSAGE, f"the bot wrote more than one line for one request"
@@ -126,16 +175,37 @@ class Decisions:
         if not isinstance(message, Action):
             raise BotFault(Termination.UNEXPECTED_MESSAGE,
                            f"expected an action, got a {type(message).__name__.lower()} message")
+        allowed = self._allowed_s
+        control = self._control
+        if control.on_cpu and cpu is not None:
+            if cpu > allowed:
+                raise BotFault(Termination.TIME_OUT, f"used {cpu * 1000:.0f} ms of CPU (limit {self._limit_ms()}, "
+                                                     f"CPU basis; {elapsed * 1000:.0f} ms of wall time)")
+            if elapsed > control.backstop_s(allowed):
+                raise BotFault(Termination.TIME_OUT, self._past_backstop(elapsed, cpu))
+            return Answer(message.action, message.info, elapsed, cpu, cpu, message.legal)
         if elapsed > allowed:
             raise BotFault(Termination.TIME_OUT, f"answered after {elapsed * 1000:.0f} ms (limit {self._limit_ms()})")
-        cpu = None if cpu_before is None or cpu_after is None else max(0.0, cpu_after - cpu_before)
-        return Answer(message.action, message.info, elapsed, cpu, message.legal)
+        return Answer(message.action, message.info, elapsed, elapsed, cpu, message.legal)
 
-    async def _overdue(self) -> BotFault:
+    def _past_backstop(self, elapsed: float, cpu: float | None) -> str:
+        used = "" if cpu is None else f", using {cpu * 1000:.0f} ms of CPU"
+        backstop = self._control.backstop_s(self._allowed_s)
+        return (f"answered after {elapsed * 1000:.0f} ms of wall time{used}: past the CPU basis's wall backstop "
+                f"of {backstop * 1000:.0f} ms (limit {self._limit_ms()} of CPU)")
+
+    async def _overdue(self) -> BotFault | None:
         """The fault of the pending request, whose deadline passed: the channel, asked
-        for a line by a deadline already gone, says why none came."""
+        for a line by a deadline already gone, says why none came. On the CPU basis,
+        first wait on while the bot's CPU time and the backstop allow; an answer that
+        comes meanwhile is held for `ask` (None: no fault)."""
         channel = self._channel
         assert channel is not None
+        if self._control.on_cpu:
+            line = await self._wait_on_cpu(channel)
+            if line is not None:
+                self._held = _Held(self._seat, line, trio.current_time() - self._started)
+                return None
         try:
             await channel.read_line(trio.current_time())
         except BotFault as fault:
@@ -143,13 +213,44 @@ class Decisions:
         elapsed = trio.current_time() - self._started
         return BotFault(Termination.TIME_OUT, f"answered after {elapsed * 1000:.0f} ms (limit {self._limit_ms()})")
 
+    async def _wait_on_cpu(self, channel: LineChannel) -> bytes | None:
+        """The answer, if it comes before the bot's CPU time or the wall clock's
+        backstop runs out; None when either ran out (or the CPU time cannot be read,
+        or the bot failed otherwise: the caller then names why)."""
+        allowed = self._allowed_s
+        end = self._started + self._control.backstop_s(allowed)
+        before = self._cpu_before
+        if before is None:
+            return None
+        await channel.count_tree()
+        while True:
+            now = trio.current_time()
+            cpu = channel.cpu_seconds()
+            if cpu is None or cpu - before > allowed or now >= end:
+                return None
+            check = min(end, now + max(MIN_CHECK_S, allowed - (cpu - before)))
+            try:
+                return await channel.read_line(check)
+            except BotFault as fault:
+                if fault.reason != Termination.TIME_OUT:
+                    return None
+            await channel.count_tree()
+
     def _explained(self, fault: BotFault) -> BotFault:
         """A time-out names the limit and the CPU the bot used meanwhile."""
         if fault.reason != Termination.TIME_OUT:
             return fault
         assert self._channel is not None
         after, before = self._channel.cpu_seconds(), self._cpu_before
-        cpu = "" if after is None or before is None else f"; it used {max(0.0, after - before) * 1000:.0f} ms of CPU"
+        used = None if after is None or before is None else max(0.0, after - before)
+        if self._control.on_cpu:
+            elapsed = trio.current_time() - self._started
+            if used is not None and used > self._allowed_s:
+                return BotFault(Termination.TIME_OUT, f"{fault.detail}: used {used * 1000:.0f} ms of CPU (limit "
+                                                      f"{self._limit_ms()}, CPU basis; {elapsed * 1000:.0f} ms of "
+                                                      "wall time)")
+            return BotFault(Termination.TIME_OUT, f"{fault.detail}: {self._past_backstop(elapsed, used)}")
+        cpu = "" if used is None else f"; it used {used * 1000:.0f} ms of CPU"
         return BotFault(Termination.TIME_OUT, f"{fault.detail} (limit {self._limit_ms()}{cpu})")
 
     def _limit_ms(self) -> str:
@@ -166,7 +267,7 @@ async def _extra_line(channel: LineChannel) -> str:
     return f": {line[:80].decode('utf-8', 'replace')!r}"
 
 
-async def ask_once(player: BotPlayer, request: Request, limit_s: float) -> Answer:
+async def ask_once(player: BotPlayer, request: Request, limit_s: float, control: TimeControl = WALL) -> Answer:
     """One request outside a game's loop (arena.Bot asks one decision at a time): the
     bot's answer, or the BotFault of its seat."""
     decisions = Decisions()
@@ -174,8 +275,8 @@ async def ask_once(player: BotPlayer, request: Request, limit_s: float) -> Answe
     faults: list[BotFault] = []
 
     async def one() -> None:
-        if not faults:
-            answers.append(await decisions.ask(0, player, request, limit_s))
+        if not faults and not answers:
+            answers.append(await decisions.ask(0, player, request, limit_s, control))
 
     await decisions.run(one, lambda seat, fault: faults.append(fault))
     if faults:

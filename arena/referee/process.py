@@ -205,6 +205,12 @@ class BotProcess(PipeChannel):
         """CPU time the bot has used (its whole tree where a cgroup counts it)."""
         return self.tree.cpu_seconds(self.sandboxed)
 
+    async def count_tree(self) -> None:
+        """Count the processes the bot started since (a walk of /proc off the event
+        loop; nothing to do where a cgroup counts the tree)."""
+        if self.tree.cgroup is None and self.running:
+            await trio.to_thread.run_sync(self.tree.count_tree, self.sandboxed)
+
     def limits_hit(self) -> tuple[bool, bool]:
         """Whether the bot's tree hit its memory limit, and its process limit."""
         return self.tree.limits_hit()

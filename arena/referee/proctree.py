@@ -15,7 +15,7 @@ import os
 import resource
 import signal
 import subprocess
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 
 from arena.referee import procfs
 from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
@@ -73,7 +73,12 @@ class ProcessTree:
         self.proc: subprocess.Popen[bytes] | None = None
         self.cgroup: BotCgroup | None = None
         self.pidfd = -1
-        self._stat_fd = -1
+        self._stat_fds: dict[int, int] = {}
+        """The processes whose CPU time counts where no cgroup does: pid to an open
+        /proc/PID/stat (the tree's root, its program, what `count_tree` found)."""
+        self._cpu_floor = 0.0
+        """The most CPU time read so far (a reaped process's time moves to its parent's,
+        which may not be open yet: the count never goes back)."""
         self.known: set[int] = set()
         """Processes outside the bot's group that are ours to reap once it dies (the
         sandbox's init, which leads a session of its own)."""
@@ -149,31 +154,52 @@ class ProcessTree:
         self.cleanups = []
 
     def cpu_seconds(self, sandboxed: bool) -> float | None:
-        """CPU time the bot has used: its whole tree through its cgroup, else its main
-        process (and its reaped children) through /proc: the first process, or in a
-        sandbox the program bubblewrap started (the child of its init)."""
+        """CPU time the bot has used: its whole tree through its cgroup, else through
+        /proc the processes known to be its: the tree's root (in a sandbox the init
+        bubblewrap started, whose reaped orphans count with it), its program, and what
+        `count_tree` found since; each with its own reaped children."""
         if self.cgroup is not None:
             return self.cgroup.cpu_seconds()
         if self.proc is None or self._buried:
             return None
-        try:
-            if self._stat_fd < 0:
-                main = self._sandboxed_program() if sandboxed else self.proc.pid
-                if main is None:
-                    return None
-                self._stat_fd = os.open(f"/proc/{main}/stat", os.O_RDONLY)
-            fields = os.pread(self._stat_fd, 1024, 0).rsplit(b")", 1)[1].split()
-        except (OSError, IndexError):
-            return None
-        return sum(int(f) for f in fields[11:15]) / CLOCK_TICKS
+        if not self._stat_fds:
+            self._open_stats(self._roots(sandboxed))
+            if not self._stat_fds:
+                return None
+        ticks = 0
+        for pid, fd in list(self._stat_fds.items()):
+            try:
+                fields = os.pread(fd, 1024, 0).rsplit(b")", 1)[1].split()
+                ticks += sum(int(f) for f in fields[11:15])
+            except (OSError, IndexError, ValueError):  # reaped: its time is its parent's now
+                del self._stat_fds[pid]
+                os.close(fd)
+        self._cpu_floor = max(self._cpu_floor, ticks / CLOCK_TICKS)
+        return self._cpu_floor
 
-    def _sandboxed_program(self) -> int | None:
-        """The host pid of the program a sandbox runs: bubblewrap, its init, then the
-        program (found once, after the bot said ready; later processes are its own)."""
+    def count_tree(self, sandboxed: bool) -> None:
+        """Find the processes the bot started since (blocking, a walk of /proc: call it
+        from a worker thread), so that their CPU time counts before they end."""
+        if self.cgroup is not None or self.proc is None or self._buried:
+            return
+        roots = self._roots(sandboxed)
+        found = [*roots, *(procfs.descendants(roots[0], most=procfs.MAX_PIDS) if roots else [])]
+        self._open_stats(pid for pid in found if pid not in self._stat_fds)
+
+    def _open_stats(self, pids: Iterable[int]) -> None:
+        for pid in pids:
+            with contextlib.suppress(OSError):
+                self._stat_fds[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+
+    def _roots(self, sandboxed: bool) -> list[int]:
+        """The tree's root and program: in a sandbox bubblewrap's init and the program
+        it started (bubblewrap itself only waits), else the bot's first process."""
         assert self.proc is not None
+        if not sandboxed:
+            return [self.proc.pid]
         init = procfs.children(self.proc.pid, most=1)
         program = procfs.children(init[0], most=1) if init else []
-        return program[0] if program else None
+        return [*init, *program]
 
     def limits_hit(self) -> tuple[bool, bool]:
         """Whether the tree hit its memory limit, and its process limit."""
@@ -198,9 +224,10 @@ class ProcessTree:
             burial.group_pids = cgroup.pids
             burial.cleanups.insert(0, cgroup.remove)
         self.cleanups = []
-        for fd in (self.pidfd, self._stat_fd):
+        for fd in (self.pidfd, *self._stat_fds.values()):
             if fd >= 0:
                 with contextlib.suppress(OSError):
                     os.close(fd)
-        self.pidfd = self._stat_fd = -1
+        self.pidfd = -1
+        self._stat_fds = {}
         self.reaper.bury(burial)

@@ -158,14 +158,14 @@ class Referee:
             observation=state.observation(seat) if observation else None,
         )
         try:
-            answer = await self.decisions.ask(seat, player, request, limit)
+            answer = await self.decisions.ask(seat, player, request, limit, self.clocks.controls[seat])
             if answer.legal is not None and player.choose_legal(answer.legal):  # the bot's word for this game
                 self.asks[seat] = (player.wants_legal, observation)
             self._accept(seat, answer, number)
         except BotFault as fault:
             self._fault(seat, fault)
             return
-        self.clocks.charge(seat, answer.elapsed_s)
+        self.clocks.charge(seat, answer.charged_s)
 
     def _accept(self, seat: int, answer: Answer, number: int) -> None:
         """The one place a bot's action meets the rules: legal where it is played, and

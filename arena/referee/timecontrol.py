@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Literal
 
 from arena.errors import ArenaError, excerpt
 from protocol.messages import Clock
@@ -41,18 +42,64 @@ def parse_seconds(text: str, what: str) -> float:
     return value
 
 
+Basis = Literal["wall", "cpu"]
+"""What a bot is charged for a decision: the wall time from its request to its answer,
+or the CPU time its whole process tree used meanwhile (isolate's --time against
+--wall-time)."""
+BASES: tuple[Basis, ...] = ("wall", "cpu")
+
+BACKSTOP_FACTOR = 10
+BACKSTOP_EXTRA_S = 1.0
+"""On the CPU basis a decision still ends on the wall clock, after BACKSTOP_FACTOR times
+its limit plus BACKSTOP_EXTRA_S (1.1 s for 10 ms, 2 s for 100 ms, 11 s for 1 s): a bot
+that sleeps or waits uses no CPU and would otherwise never time out, while a bot given a
+tenth of a core by a loaded machine still has its whole CPU time."""
+
+
+def parse_basis(text: str, what: str = "--time-basis") -> Basis:
+    """'wall' or 'cpu'; a clear error otherwise."""
+    value = text.strip().lower()
+    if value == "wall":
+        return "wall"
+    if value == "cpu":
+        return "cpu"
+    raise TimeControlError(f"{what}: {excerpt(text)} is not a time basis; give wall (real time, the default) "
+                           "or cpu (each bot's own CPU time, for a machine that also runs other work)")
+
+
 @dataclass(frozen=True)
 class TimeControl:
     """Limits of one game. A decision's limit is the smaller of the per-move limit and
-    the clock's remaining time; the increment is added after each decision."""
+    the clock's remaining time; the increment is added after each decision. `basis`
+    says which time counts against them (see Basis); start-up is always wall time."""
 
     per_move_s: float | None = 5.0
     base_s: float | None = None
     increment_s: float = 0.0
+    basis: Basis = "wall"
+
+    def __post_init__(self) -> None:
+        if self.basis not in BASES:
+            raise TimeControlError(f"time basis {excerpt(str(self.basis))}: give 'wall' or 'cpu'")
+
+    @property
+    def on_cpu(self) -> bool:
+        """Whether decisions are charged CPU time."""
+        return self.basis == "cpu"
+
+    def backstop_s(self, allowed_s: float) -> float:
+        """How long (wall time) a decision allowed `allowed_s` may take at most."""
+        if not self.on_cpu:
+            return allowed_s
+        return BACKSTOP_FACTOR * allowed_s + BACKSTOP_EXTRA_S
+
+    def on(self, basis: Basis) -> TimeControl:
+        """The same limits on `basis`."""
+        return self if basis == self.basis else TimeControl(self.per_move_s, self.base_s, self.increment_s, basis)
 
     @classmethod
     def parse(cls, per_move: str | None, clock: str | None,
-              names: tuple[str, str] = ("--time-per-move", "--clock")) -> TimeControl:
+              names: tuple[str, str] = ("--time-per-move", "--clock"), basis: Basis = "wall") -> TimeControl:
         """From the CLI's --time-per-move and --clock BASE+INC (seconds); `names` are
         what messages call the two (a file's keys, e.g. time.per_move)."""
         per_move_s = parse_seconds(per_move, names[0]) if per_move else None
@@ -65,15 +112,19 @@ class TimeControl:
                 increment_s = 0.0 if inc.strip() in ("0", "0s", "0ms") else parse_seconds(inc, f"{names[1]} increment")
         if per_move_s is None and base_s is None:
             per_move_s = cls.per_move_s
-        return cls(per_move_s, base_s, increment_s)
+        return cls(per_move_s, base_s, increment_s, basis)
 
     def describe(self) -> str:
-        """The record's TimeControl tag, e.g. 'move=1s clock=60s+0.5s'."""
+        """The record's TimeControl tag, e.g. 'move=1s clock=60s+0.5s', with
+        'basis=cpu backstop=10x+1s' on the CPU basis (the wall basis says nothing, as
+        records before the CPU basis did)."""
         parts = []
         if self.per_move_s is not None:
             parts.append(f"move={self.per_move_s:g}s")
         if self.base_s is not None:
             parts.append(f"clock={self.base_s:g}s+{self.increment_s:g}s")
+        if self.on_cpu:
+            parts.append(f"basis=cpu backstop={BACKSTOP_FACTOR}x+{BACKSTOP_EXTRA_S:g}s")
         return " ".join(parts) or "none"
 
     def wire(self) -> WireTimeControl:
@@ -84,17 +135,20 @@ class TimeControl:
             per_move_ms=ms(self.per_move_s),
             base_ms=ms(self.base_s),
             increment_ms=ms(self.increment_s) if self.base_s is not None else None,
+            basis="cpu" if self.on_cpu else None,
         )
 
 
-def own_time_control(per_move: str | float | None, clock: str | None, key: str = "") -> TimeControl | None:
+def own_time_control(per_move: str | float | None, clock: str | None, key: str = "",
+                     basis: Basis = "wall") -> TimeControl | None:
     """A bot's own time control from a file's `time_per_move` and `clock` (None when it
-    gives neither); TimeControlError as parse raises, naming the keys under `key`."""
+    gives neither) on the match's `basis`; TimeControlError as parse raises, naming the
+    keys under `key`."""
     if per_move is None and clock is None:
         return None
     prefix = f"{key}." if key else ""
     return TimeControl.parse(None if per_move is None else str(per_move), clock,
-                             (f"{prefix}time_per_move", f"{prefix}clock"))
+                             (f"{prefix}time_per_move", f"{prefix}clock"), basis)
 
 
 class SeatClocks:
@@ -141,8 +195,9 @@ class SeatClocks:
         return made
 
     def charge(self, seat: int, elapsed_s: float) -> None:
-        """Take an answer's time off the seat's clock, never below zero (an answer late
-        by less than the grace empties the clock), then add the increment."""
+        """Take an answer's time (on the seat's basis) off the seat's clock, never below
+        zero (an answer late by less than the grace empties the clock), then add the
+        increment."""
         remaining = self.remaining[seat]
         if remaining is not None:
             self.remaining[seat] = max(0.0, remaining - elapsed_s) + self.controls[seat].increment_s

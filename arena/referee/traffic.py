@@ -136,6 +136,9 @@ class LoggedChannel:
     def cpu_seconds(self) -> float | None:
         return self.inner.cpu_seconds()
 
+    async def count_tree(self) -> None:
+        await self.inner.count_tree()
+
     def limits_hit(self) -> tuple[bool, bool]:
         return self.inner.limits_hit()
 
