@@ -58,7 +58,7 @@ Think = Callable[[Meter, int], Awaitable[bool]]
 """What a fake bot does at its k-th request (from 1); False: answer nothing."""
 
 
-def bot(meter: Meter, think: Think, seen: list[dict[str, Any]] | None = None) -> FakeBot:
+def bot(meter: Meter, think: Think, seen: list[dict[str, Any]] | None = None, ponder: float = 0.0) -> FakeBot:
     async def run(io: FakeBotIO) -> None:
         k = 0
         while (line := await io.read_line()) is not None:
@@ -71,15 +71,20 @@ def bot(meter: Meter, think: Think, seen: list[dict[str, Any]] | None = None) ->
                 k += 1
                 if await think(meter, k):
                     await io.write(json.dumps({"type": "action", "action": message["legal"][0]}).encode() + b"\n")
+                    if ponder:  # thinks on while the other seat decides
+                        await trio.sleep(0.01)
+                        assert meter.channel is not None and meter.channel.cpu_used is not None
+                        meter.channel.cpu_used += ponder
             elif message["type"] == "quit":
                 return
 
     return run
 
 
-def play(thinks: list[Think], control: TimeControl, seen: list[dict[str, Any]] | None = None) -> MatchResult:
+def play(thinks: list[Think], control: TimeControl, seen: list[dict[str, Any]] | None = None,
+         ponder: float = 0.0) -> MatchResult:
     meters = [Meter() for _ in thinks]
-    bots = {f"bot{i}": (bot(meter, think, seen if i == 1 else None), meter)
+    bots = {f"bot{i}": (bot(meter, think, seen if i == 1 else None, ponder if i == 1 else 0.0), meter)
             for i, (meter, think) in enumerate(zip(meters, thinks, strict=True))}
 
     async def launch(launch: Launch, nursery: trio.Nursery) -> LineChannel:
@@ -159,6 +164,14 @@ def test_a_starved_bot_computing_past_its_cpu_time_is_stopped_by_it_not_by_wall_
     used, wall = re.fullmatch(r"no answer in time: used (\d+) ms of CPU \(limit 100 ms, CPU basis; (\d+) ms of wall "
                               r"time\)", outcome.faults[0].detail).groups()  # type: ignore[union-attr]
     assert 120 < int(used) <= 125 and 240 < int(wall) <= 250
+
+
+def test_pondering_between_requests_is_not_charged_on_the_cpu_basis() -> None:
+    """As on the wall basis, a bot may think while the other seat decides: on the CPU
+    basis its count starts at the request."""
+    outcome = play([answer_after(sleep=0.05), answer_after(cpu=0.02)], CPU, ponder=0.5).outcomes[0]
+    assert outcome.termination == Termination.NORMAL
+    assert {p.cpu_ms for p in outcome.record.plies if p.actor == 1} == {20.0}
 
 
 def test_a_bot_computing_without_end_times_out_once_its_cpu_time_is_used() -> None:

@@ -271,7 +271,8 @@ def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limi
     if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
         spec.limits = _limits(key, entry, spec.limits or limits)
     try:
-        spec.time_control = own_time_control(entry.time_per_move, entry.clock, key, basis) or spec.time_control
+        own = own_time_control(entry.time_per_move, entry.clock, key) or spec.time_control
+        spec.time_control = None if own is None else own.on(basis)  # the league's basis holds for a registry's too
     except TimeControlError as exc:
         raise LeagueFileError(str(exc)) from None
     return spec

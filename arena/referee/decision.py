@@ -57,9 +57,10 @@ class Answer(NamedTuple):
     """What the seat's clock is charged: `elapsed_s` on the wall basis, `cpu_s` on the
     CPU basis (wall time where the CPU time cannot be read)."""
     cpu_s: float | None = None
-    """The bot's CPU time since its previous answer (its whole process tree where
-    cgroups count it; one reading per decision, so thinking between requests counts
-    towards the next), to tell a slow bot from an overloaded machine."""
+    """The bot's CPU time for the decision (its whole process tree where cgroups count
+    it), to tell a slow bot from an overloaded machine: on the wall basis since its
+    previous answer (one reading per decision, so thinking between requests counts
+    towards the next), on the CPU basis since the request."""
     legal: bool | None = None
     """Whether the bot asked for the legal actions in the rest of the game's requests
     (None: it did not say)."""
@@ -148,7 +149,9 @@ class Decisions:
             self._scope.deadline = self._deadline = due + slack
         self._seat, self._channel, self._started, self._limit_s = seat, channel, started, limit_s
         self._control, self._player, self._allowed_s = control, player, allowed
-        self._cpu_before = player.cpu_mark
+        # On the CPU basis a decision is charged from its request on (pondering between
+        # requests is free, as on the wall basis): one reading more than the wall basis.
+        self._cpu_before = channel.cpu_seconds() if control.on_cpu else player.cpu_mark
         try:
             await channel.write(encode(request), due)  # a write has its own deadline only when the pipe is full
             line = await channel.read_line(math.inf)  # the scope's deadline holds the read
