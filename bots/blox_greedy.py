@@ -13,7 +13,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import time
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -21,6 +20,7 @@ if __package__ in (None, ""):
 from arena.games.blox import PASS, BloxState
 from bots.blox_plan import UNREACHABLE, node_action, plan_for
 from bots.tracking import serve_timed
+from protocol.bot import clock
 
 FALLBACK_TRIES = 12
 """Placements tried at random when no planned brick can be placed."""
@@ -54,12 +54,12 @@ def choose_action(state: BloxState, rng: random.Random, seconds: float = 60.0) -
     legal = state.legal_actions()
     if legal == [PASS]:
         return PASS
-    deadline = time.monotonic() + seconds
+    deadline = clock() + seconds
     seat = state.current()
     scored = []
     for action in candidates(state, rng):
         scored.append((need_after(state, action, seat), level(action), rng.random(), action))
-        if time.monotonic() > deadline:
+        if clock() > deadline:
             break
     best = min(scored)
     if best[0] >= UNREACHABLE:

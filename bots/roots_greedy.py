@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import time
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -22,6 +21,7 @@ if __package__ in (None, ""):
 from arena.games.roots import RootsState
 from arena.games.roots_pieces import END, LEAVE
 from bots.tracking import serve_timed
+from protocol.bot import clock
 
 REACH = 0.3
 """Worth of each region the bot can still reach, against one region controlled."""
@@ -81,7 +81,7 @@ def ratings(state: RootsState, options: list[str], rng: random.Random,
     rated = []
     for action in options:
         rated.append((rate(state, action, seat), rng.random(), action))
-        if time.monotonic() > deadline:
+        if clock() > deadline:
             break
     return sorted(rated, reverse=True)
 
@@ -91,7 +91,7 @@ def choose_action(state: RootsState, rng: random.Random, seconds: float = 60.0) 
     options = candidates(state, rng)
     if len(options) == 1:
         return options[0]
-    return ratings(state, options, rng, time.monotonic() + seconds)[0][2]
+    return ratings(state, options, rng, clock() + seconds)[0][2]
 
 
 def main() -> None:

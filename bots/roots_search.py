@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import random
 import sys
-import time
 
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -24,6 +23,7 @@ if __package__ in (None, ""):
 from arena.games.roots import RootsState
 from bots.roots_greedy import candidates, ratings, value
 from bots.tracking import serve_timed
+from protocol.bot import clock
 
 WIDTH = 6
 """Candidates (best by greedy rating) whose opponent reply is searched."""
@@ -40,7 +40,7 @@ def after_reply(state: RootsState, action: str, seat: int, rng: random.Random, d
         child.apply(ratings(child, candidates(child, rng), rng, deadline)[0][2])
     if child.current() == 1 - seat:
         child.apply(ratings(child, candidates(child, rng), rng, deadline)[0][2])
-    if time.monotonic() > deadline:
+    if clock() > deadline:
         return None
     return value(child, seat)
 
@@ -50,7 +50,7 @@ def choose_action(state: RootsState, rng: random.Random, seconds: float = 60.0) 
     options = candidates(state, rng)
     if len(options) == 1:
         return options[0]
-    start = time.monotonic()
+    start = clock()
     seat = state.current()
     rated = ratings(state, options, rng, start + RATING_SHARE * seconds)
     deadline = start + seconds

@@ -18,7 +18,6 @@ import math
 import os
 import random
 import sys
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,7 +29,7 @@ from arena.games.the_tree_tiles import DRAW, PASS, TILE_BY_NAME, TILES, Move, Ti
 from bots.the_tree_greedy import RARITY, fit_count, spot_masks
 from bots.the_tree_greedy import choose_move as greedy_move
 from bots.tracking import reseed, seed_from_environment, think_time
-from protocol.bot import Choice, run
+from protocol.bot import Choice, clock, run
 
 EXPLORATION = 0.5
 SHARED = 0.3
@@ -171,9 +170,9 @@ def search(observation: dict[str, Any], knowledge: Knowledge, seconds: float, rn
     n = len(moves)
     totals = [0.0] * n
     counts = [0] * n
-    deadline = time.perf_counter() + seconds
+    deadline = clock() + seconds
     done = 0
-    while (done < playouts) if playouts is not None else (done < n or time.perf_counter() < deadline):
+    while (done < playouts) if playouts is not None else (done < n or clock() < deadline):
         if done < n:
             pick = done
         else:
@@ -186,7 +185,7 @@ def search(observation: dict[str, Any], knowledge: Knowledge, seconds: float, rn
         totals[pick] += reward(state, seat)
         counts[pick] += 1
         done += 1
-        if playouts is None and done >= n and time.perf_counter() >= deadline:
+        if playouts is None and done >= n and clock() >= deadline:
             break
     best = max(range(n), key=lambda k: (totals[k] / counts[k], counts[k], k == 0))
     return moves[best], {"score": round(totals[best] / counts[best], 3), "nodes": done}

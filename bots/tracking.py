@@ -17,7 +17,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from arena.games import State, get_game
-from protocol.bot import Choice, run
+from protocol.bot import Choice, on_cpu, run
 
 Chooser = Callable[[State, dict[str, Any]], Choice]
 """Picks an action in a state where the bot is to move (the request is passed too,
@@ -109,7 +109,8 @@ ring tries again."""
 
 @contextmanager
 def time_box(seconds: float) -> Iterator[None]:
-    """Raise TimeUp inside the block once `seconds` have passed (a real-time alarm), so a
+    """Raise TimeUp inside the block once `seconds` have passed (a real-time alarm, or on
+    the CPU basis a CPU-time one: the process's own CPU time), so a
     search whose steps vary a hundredfold in cost still stops on time: it must work on
     copies of the position and keep its best answer so far outside the block."""
     global _boxed
@@ -118,17 +119,18 @@ def time_box(seconds: float) -> Iterator[None]:
         if _boxed:
             raise TimeUp
 
-    previous = signal.signal(signal.SIGALRM, ring)
+    timer, signum = (signal.ITIMER_PROF, signal.SIGPROF) if on_cpu() else (signal.ITIMER_REAL, signal.SIGALRM)
+    previous = signal.signal(signum, ring)
     _boxed = True
-    signal.setitimer(signal.ITIMER_REAL, max(seconds, 0.0005), RING_AGAIN_S)
+    signal.setitimer(timer, max(seconds, 0.0005), RING_AGAIN_S)
     try:
         yield
     finally:
         while True:  # a ring while closing raises here: close again until it is closed
             try:
                 _boxed = False
-                signal.setitimer(signal.ITIMER_REAL, 0)
-                signal.signal(signal.SIGALRM, previous)
+                signal.setitimer(timer, 0)
+                signal.signal(signum, previous)
                 break
             except TimeUp:
                 continue

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import math
 import random
-import time
 
 from arena.games import TERMINAL
 from arena.games.treeblox import FINAL, LEAF, TreebloxState, column_of
+from protocol.bot import clock
 
 WIN = 10_000.0
 
@@ -117,7 +117,7 @@ class Search:
         return children[: self.beam[min(depth_index, len(self.beam) - 1)]]
 
     def value(self, state: TreebloxState, depth: int, ply: int, alpha: float, beta: float) -> float:
-        if time.perf_counter() > self.deadline:
+        if clock() > self.deadline:
             raise OutOfTime
         if depth == 0 or state.current() == TERMINAL:
             return evaluate(state, self.seat)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import sys
-import time
 from typing import Any, cast
 
 if __package__ in (None, ""):
@@ -20,6 +19,7 @@ from arena.games import State
 from arena.games.treeblox import TreebloxState
 from bots.tracking import serve, think_time
 from bots.treeblox_eval import OutOfTime, Search, evaluate, successors
+from protocol.bot import clock
 
 BEAM = (12, 7, 5, 4, 4, 3)
 """Children kept at each depth below the root."""
@@ -30,7 +30,7 @@ def choose_action(state: TreebloxState, seconds: float) -> tuple[str, dict[str, 
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0], {"depth": 0}
-    search = Search(state.current(), BEAM, time.perf_counter() + seconds)
+    search = Search(state.current(), BEAM, clock() + seconds)
     best: tuple[str, float] | None = None
     depth = 1
     try:

@@ -280,3 +280,30 @@ def test_no_process_of_a_timed_out_bot_is_left() -> None:
             except OSError:
                 continue
             assert b"cpu_user" not in cmdline
+
+
+def test_a_python_bot_plans_on_the_clock_the_referee_charges() -> None:
+    """protocol.bot's clock() follows each game's `start`: CPU time on the CPU basis
+    (a sleep does not move it), wall time otherwise."""
+    import io
+    import time
+
+    from protocol import bot
+
+    seen: list[tuple[bool, float]] = []
+
+    def choose(request: dict[str, Any], game: dict[str, Any]) -> str:
+        before = bot.clock()
+        time.sleep(0.05)
+        seen.append((bot.on_cpu(), bot.clock() - before))
+        return str(request["legal"][0])
+
+    lines = [{"type": "start", "game": "btt", "options": {}, "seat": 0, "seats": 2, "players": ["a", "b"],
+              "time": {"per_move_ms": 100, "basis": "cpu"}},
+             {"type": "request", "ply": 1, "legal": ["x"]},
+             {"type": "start", "game": "btt", "options": {}, "seat": 0, "seats": 2, "players": ["a", "b"],
+              "time": {"per_move_ms": 100}},
+             {"type": "request", "ply": 1, "legal": ["x"]}, {"type": "quit"}]
+    bot.run(choose, "probe", stdin=io.StringIO("".join(json.dumps(m) + "\n" for m in lines)), stdout=io.StringIO())
+    (cpu_basis, cpu_took), (wall_basis, wall_took) = seen
+    assert cpu_basis and cpu_took < 0.02 and not wall_basis and wall_took >= 0.05
