@@ -17,8 +17,9 @@ from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
 from arena.league.session import LeagueSession, league_standings
-from arena.league.standings import rich_tables, to_csv, to_json, to_markdown
+from arena.league.standings import rich_tables, time_out_warnings, to_csv, to_json, to_markdown
 from arena.match_runner import run_sync
+from arena.scheduling import allowed_cores, concurrency_refusal
 
 league_app = typer.Typer(
     rich_markup_mode="markdown",
@@ -52,6 +53,12 @@ def run_command(
         help="Play the games on a Dask cluster: its scheduler file (`dask scheduler --scheduler-file FILE`), "
         "tcp://HOST:PORT, or local:N for N worker processes on this machine (see docs/cluster.md). Default: the "
         "league file's [cluster] address, else this machine.")] = None,
+    force_concurrency: Annotated[bool, typer.Option(
+        "--force-concurrency", help="Run the league file's concurrency even above this machine's cores on the wall "
+        "basis (refused otherwise: bots waiting for a core lose on time).")] = False,
+    affinity: Annotated[bool, typer.Option(
+        "--affinity", help="Pin each table's bots to cores of their own (as the league file's `affinity = true`).")]
+    = False,
 ) -> None:
     """Run (or resume) the league: every scheduled game not yet stored is played.
 
@@ -64,15 +71,20 @@ def run_command(
     page = (host, serve) if serve is not None else None
     if cluster is not None:
         league.cluster = cluster
-    unfinished = run_league(league, quiet, resume_hint=f"arena league run {path}", page=page)
+    league.affinity = league.affinity or affinity
+    unfinished = run_league(league, quiet, resume_hint=f"arena league run {path}", page=page,
+                            force_concurrency=force_concurrency)
     print_tables(league, "table")
     if unfinished:
         raise fail(unfinished, 1)
 
 
-def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, int] | None = None) -> str:
+def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, int] | None = None,
+               force_concurrency: bool = False) -> str:
     """Play the league's pending games with a live view; Ctrl-C reports what is kept.
-    Returns what keeps the league from being complete ("" when it is)."""
+    Returns what keeps the league from being complete ("" when it is). A concurrency
+    above this machine's cores on the wall basis is refused unless forced."""
+    check_concurrency(league, force_concurrency)
     for warning in league.warnings:
         warn(warning)
     warn_isolation(league.limits)
@@ -96,6 +108,23 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
             session.connect(lambda text: console.print(text, highlight=False))
         _play(session, quiet, resume_hint, page)
         return session.unfinished()
+
+
+def check_concurrency(league: League, force: bool) -> None:
+    """Refuse (exit 2) more games at once than this machine's cores on the wall basis,
+    unless forced (then a warning); a cluster's workers play at their own concurrency."""
+    if league.cluster is not None:
+        return
+    cores = len(allowed_cores())
+    refusal = concurrency_refusal(league.concurrency, league.time_control.basis,
+                                  (f"concurrency = {cores} or less in the league file",
+                                   'basis = "cpu" under [time]', "--force-concurrency"))
+    if refusal is None:
+        return
+    if not force:
+        raise fail(refusal)
+    warn(f"concurrency {league.concurrency} is more than this machine's {cores} cores (forced): bots waiting for "
+         "a core may lose on time")
 
 
 def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str, int] | None) -> None:
@@ -189,6 +218,10 @@ def print_tables(league: League, fmt: Format, output: Path | None = None, includ
         console.print(cross)
         if standings.games < total:
             console.print(f"{standings.games} of {total} games played so far")
+        if standings.time_outs is not None:
+            console.print(standings.time_outs.line(), highlight=False)
+        for warning in time_out_warnings(standings):
+            warn(warning)
         return
     text = {"markdown": lambda: to_markdown(standings, title), "csv": lambda: to_csv(standings),
             "json": lambda: to_json(standings, title)}[fmt]()

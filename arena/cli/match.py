@@ -35,13 +35,18 @@ from arena.cli.options import (
     match_request,
     takes,
 )
-from arena.cli.summary import match_document, match_table
+from arena.cli.summary import match_document, match_table, match_time_outs, print_time_outs
 from arena.errors import ArenaError, excerpt
 from arena.match_runner import run_sync
 from arena.paired_match import PairedMatch, prepare_pairs
 from arena.referee.match import MatchResult
+from arena.referee.outcome import GameOutcome
+from arena.referee.timecontrol import TimeControlError, parse_basis
+from arena.scheduling import allowed_cores, concurrency_refusal, core_slots, pinned
 from arena.stats.elo_text import MatchElo
 from arena.stats.sprt import PairStats, SprtParameters
+from arena.termination import Termination
+from arena.timeouts import termination_text
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta|model)=\S*$")
 SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s/]*$")
@@ -78,10 +83,32 @@ class MatchOptions:
     quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per pair.")] = False
     concurrency: Annotated[int, typer.Option(
         "--concurrency", "-c", min=1, max=256, help="Games played at once (each pair of games on one table of "
-        "its own bots); default 1.")] = 1
+        "its own bots); default 1. On the wall basis, at most this machine's cores unless --force-concurrency.")] = 1
+    force_concurrency: Annotated[bool, typer.Option(
+        "--force-concurrency", help="Allow a --concurrency above this machine's cores on the wall basis (bots "
+        "waiting for a core lose on time; --time-basis cpu does not need it).")] = False
+    affinity: Annotated[bool, typer.Option(
+        "--affinity", help="Pin each table's bots to cores of their own (fastchess -use-affinity).")] = False
     json_flag: JsonArg = False
     log_protocol: LogProtocolArg = False
     book: Openings = Openings()
+
+    def check_concurrency(self) -> None:
+        """Refuse (exit 2) more tables than this machine's cores on the wall basis,
+        unless forced (then a warning). A basis that is not one is left to the match's
+        own checks."""
+        try:
+            basis = parse_basis(self.times.time_basis)
+        except TimeControlError:
+            return
+        cores = len(allowed_cores())
+        refusal = concurrency_refusal(self.concurrency, basis,
+                                      (f"--concurrency {cores} or less", "--time-basis cpu", "--force-concurrency"))
+        if refusal is not None and not self.force_concurrency:
+            raise fail(refusal)
+        if refusal is not None:
+            warn(f"--concurrency {self.concurrency} is more than this machine's {cores} cores (forced): bots "
+                 "waiting for a core may lose on time")
 
     def bots_and_sprt(self) -> tuple[list[str], SprtParameters | None]:
         """The two bots and the SPRT's settings, told apart among the arguments."""
@@ -110,16 +137,21 @@ def match_command(options: MatchOptions) -> None:
     decides."""
     with json_output(options.json_flag):
         bots, params = options.bots_and_sprt()
+        options.check_concurrency()
         request = match_request(options, bots, out=options.out, log_protocol=options.log_protocol,
                                 event=event_tag(options.event, "arena match"))
         with arena_errors():
             paired = prepare_pairs(request, options.concurrency, params, notes=warn)
+        if options.affinity:  # table k on slot k's cores, its bots kept for all its games
+            paired.configs = [pinned(config, cores)
+                              for config, cores in zip(paired.configs, core_slots(options.concurrency), strict=False)]
+        ended: list[GameOutcome] = [g.outcome for g in sorted(paired.earlier, key=lambda g: g.index)]
         try:
             _resuming(paired)
-            result = _play(paired, options.quiet)
+            result = _play(paired, options.quiet, ended)
         finally:
             paired.close()
-        _report(paired, result, options.json_flag)
+        _report(paired, result, options.json_flag, ended)
 
 
 def _resuming(paired: PairedMatch) -> None:
@@ -136,8 +168,9 @@ def _resuming(paired: PairedMatch) -> None:
         console.print(f"all {paired.asked} games are already played (raise --games to play more)", highlight=False)
 
 
-def _play(paired: PairedMatch, quiet: bool) -> MatchResult:
-    """Play the pairs with a progress bar and a line per completed pair."""
+def _play(paired: PairedMatch, quiet: bool, ended: list[GameOutcome]) -> MatchResult:
+    """Play the pairs with a progress bar, a line per completed pair and one per game
+    ended on time (who and by how much); `ended` gets the games as they end."""
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
                         disable=quiet or not console.is_terminal)
@@ -148,9 +181,17 @@ def _play(paired: PairedMatch, quiet: bool) -> MatchResult:
         if not quiet:
             progress.console.print(describe_stats(stats, paired.sprt, names), highlight=False)
 
+    def game_done(outcome: GameOutcome) -> None:
+        ended.append(outcome)
+        if not quiet and outcome.termination == Termination.TIME_OUT:
+            tags = outcome.record.tags
+            progress.console.print(f"game {tags.get('Round', '?')} ({tags.get('White', '?')} vs "
+                                   f"{tags.get('Black', '?')}): [{termination_text(outcome)}]", highlight=False)
+        progress.advance(task)
+
     try:
         with progress:
-            return run_sync(lambda: paired.play(lambda _: progress.advance(task), pair_done), stop_on_signals=True)
+            return run_sync(lambda: paired.play(game_done, pair_done), stop_on_signals=True)
     except KeyboardInterrupt:
         if paired.store is not None:
             paired.match.discard_empty_records()
@@ -165,11 +206,14 @@ def _play(paired: PairedMatch, quiet: bool) -> MatchResult:
         paired.match.discard_empty_records()
 
 
-def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:
-    """The table, B's Elo over A, the SPRT's verdict, and the JSON document."""
+def _report(paired: PairedMatch, result: MatchResult, json_flag: bool, ended: list[GameOutcome]) -> None:
+    """The table, the games decided by time (with a warning when the machine may have
+    decided them), B's Elo over A, the SPRT's verdict, and the JSON document."""
     match, stats, params = paired.match, paired.stats, paired.sprt
     console.print(match_table(result, match.game))
     names = result.names
+    time_outs = match_time_outs(result, match.config.time_control.basis, ended)
+    print_time_outs(time_outs)
     console.print(describe_stats(stats, params, names), highlight=False)
     verdict_text = None
     if params is not None:
@@ -179,9 +223,11 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool) -> None:
             verdict_text = f"H0 accepted: {names[1]} is not stronger than {names[0]} by elo0 = {params.elo0:g}"
         else:
             verdict_text = f"no decision after {len(result.outcomes)} games (raise --games)"
+        if time_outs.decided:
+            verdict_text += f" ({time_outs.decided} of {time_outs.games} games were decided by time-outs)"
         console.print(f"SPRT {params.describe()}: {verdict_text}", highlight=False)
     if json_flag:
-        document = {**match_document(result, match.game, match.options),
+        document = {**match_document(result, match.game, match.options, time_outs),
                     "records": None if match.out is None else str(match.out),
                     "store": None if paired.store is None else str(paired.store.path), "resumed": paired.resumed,
                     "elo": {"candidate": names[1], "baseline": names[0],

@@ -33,7 +33,7 @@ from arena.cli.options import (
     match_request,
     takes,
 )
-from arena.cli.summary import match_document, match_table, outcome_line
+from arena.cli.summary import match_document, match_table, match_time_outs, outcome_line, print_time_outs
 from arena.errors import ArenaError
 from arena.games.base import CHANCE, State
 from arena.match_request import MatchRequest, PreparedMatch, prepare_match
@@ -116,11 +116,13 @@ def play_command(options: PlayOptions) -> None:
         finally:
             match.discard_empty_records()
         console.print(match_table(result, match.game))
+        time_outs = match_time_outs(result, match.config.time_control.basis)
+        print_time_outs(time_outs, always=False)
         if match.out is not None and match.out.exists():
             console.print(f"records appended to {match.out} (`arena rerun {match.out} --game N` plays a game again "
                           "with the same chance)", highlight=False)
         if options.json_flag:
-            print_json({**match_document(result, match.game, match.options),
+            print_json({**match_document(result, match.game, match.options, time_outs),
                         "records": None if match.out is None else str(match.out)})
         finish_match(match, result)
 

@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.table import Table
 
+from arena.cli.common import console, warn
 from arena.games import GAMES
 from arena.games.base import Game
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
+from arena.referee.timecontrol import Basis
 from arena.stats.tally import ResultTally
+from arena.timeouts import TimeOutCount, count_outcomes, termination_text
 
 
 def _score(value: float) -> str:
@@ -18,7 +22,9 @@ def _score(value: float) -> str:
 
 
 def outcome_line(index: int, outcome: GameOutcome) -> str:
-    """'game 1: greedy 1st (7), random 2nd (3) - normal'."""
+    """'game 1: greedy #1 (7), random #2 (3)  [normal]'; a game ended on time says who
+    and by how much ('[time-out: greedy answered after 419 ms, limit 100 ms]'), then
+    every fault in full."""
     record = outcome.record
     unit = GAMES[record.game_id].score_name if record.game_id in GAMES else "score"
     unit = "" if unit == "score" else f" {unit}"
@@ -30,7 +36,7 @@ def outcome_line(index: int, outcome: GameOutcome) -> str:
     if outcome.void:
         return (f"game {index + 1}: void [{outcome.termination}]: "
                 f"{record.tags.get('TerminationDetail', '')}")
-    text = f"game {index + 1}: " + ", ".join(parts) + f"  [{outcome.termination}]"
+    text = f"game {index + 1}: " + ", ".join(parts) + f"  [{termination_text(outcome)}]"
     for fault in outcome.faults:
         when = "at start-up" if fault.ply == 0 else f"at ply {fault.ply}"
         text += f"\n  seat {fault.seat} {fault.reason} {when}: {fault.detail}"
@@ -71,9 +77,28 @@ def match_table(result: MatchResult, game: Game) -> Table:
     return table
 
 
-def match_document(result: MatchResult, game: Game, options: dict[str, str]) -> dict[str, object]:
+def match_time_outs(result: MatchResult, basis: Basis, ended: Sequence[GameOutcome] | None = None) -> TimeOutCount:
+    """The match's games decided by time, per bot: `ended` gives the games in the
+    order they ended where that is not the result's (tables played at once)."""
+    return count_outcomes(result.outcomes if ended is None else ended, basis, result.names)
+
+
+def print_time_outs(count: TimeOutCount, always: bool = True) -> None:
+    """The count of games decided by time, and the warning when the machine may have
+    decided them (on stderr); with `always` False, only when a game was."""
+    if always or count.decided:
+        console.print(count.line(), highlight=False)
+    warning = count.warning("match")
+    if warning:
+        warn(warning)
+
+
+def match_document(result: MatchResult, game: Game, options: dict[str, str],
+                   time_outs: TimeOutCount | None = None) -> dict[str, object]:
     """The match as one JSON-able document (for --json): every game with its seats,
-    ranks, scores, termination and faults, and each bot's totals."""
+    ranks, scores, termination and faults, each bot's totals, and the games decided
+    by time (`time_outs`; counted on the wall basis, in result order, when not given)."""
+    time_outs = time_outs if time_outs is not None else match_time_outs(result, "wall")
     games = []
     for index, (outcome, seats) in enumerate(zip(result.outcomes, result.seatings, strict=True)):
         tags = outcome.record.tags
@@ -91,6 +116,7 @@ def match_document(result: MatchResult, game: Game, options: dict[str, str]) -> 
         n = max(row.games, 1)
         bots.append({"bot": name, "games": row.games, "wins": row.wins, "draws": row.draws, "losses": row.losses,
                      "mean_place": round(row.placing / n, 4), game.score_name: row.score,
-                     f"mean_{game.score_name}": round(row.score / n, 4), "faults": row.faults})
+                     f"mean_{game.score_name}": round(row.score / n, 4), "faults": row.faults,
+                     "time_outs": time_outs.bots[name].time_outs if name in time_outs.bots else 0})
     return {"game": game.id, "options": options, "bots": bots, "games": games,
-            "never_started": result.never_ready}
+            "never_started": result.never_ready, "time_outs": time_outs.document("match")}

@@ -5,7 +5,6 @@ runner uses (arena.league.model, whose names this module also offers)."""
 from __future__ import annotations
 
 import math
-import os
 from pathlib import Path
 
 from arena.errors import excerpt
@@ -35,6 +34,7 @@ from arena.referee.timecontrol import (
     parse_basis,
     parse_seconds,
 )
+from arena.scheduling import allowed_cores
 
 MAX_NAME_CHARS = 64
 """Longest bot name: names label records, tables and log files."""
@@ -53,7 +53,9 @@ __all__ = ["Anchor", "BotEntry", "League", "LeagueFile", "LeagueFileError", "Tim
 
 
 def default_concurrency() -> int:
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The cores this process may use: as many games at once as never need the cap
+    of concurrency at the cores (arena.scheduling)."""
+    return len(allowed_cores())
 
 
 def load_league(path: Path) -> League:
@@ -143,19 +145,15 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
     output = base / (raw.output if raw.output is not None else (source.stem if source else raw.name))
     league = League(
         name=raw.name, game=game, seats=seats, options=options, bots=bots, games_per_pairing=per_pairing,
-        schedule=raw.schedule, gauntlet=gauntlet, concurrency=concurrency, seed=raw.seed, output=output,
+        schedule=raw.schedule, gauntlet=gauntlet, concurrency=concurrency, affinity=raw.affinity, seed=raw.seed,
+        output=output,
         infrastructure_retries=raw.infrastructure_retries,
         time_control=time_control, timing=timing, limits=limits, source=source,
         cluster=_cluster_address(raw.cluster.address, base), max_folder_mb=raw.cluster.max_folder_mb,
         log_protocol=raw.log_protocol, openings=_openings(raw, base, game, seats, options),
         random_opening=raw.random_opening, deals=raw.deals, event=_event(raw), anchor=_anchor(raw.anchor, names),
     )
-    cores = default_concurrency()
-    if concurrency > cores:
-        league.warnings.append(
-            f"concurrency {concurrency} runs more games at once than there are cores ({cores}): bots under "
-            f"a time limit will compete for cores and may lose on time; set concurrency = {cores} or less")
-    return league
+    return league  # a concurrency above the cores is refused when the league runs here (arena.cli.league)
 
 
 def _event(raw: LeagueFile) -> str:

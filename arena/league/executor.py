@@ -23,6 +23,7 @@ from arena.records.record import Ply
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.spec import BotSpec
+from arena.scheduling import CoreSlots, pinned
 
 
 @dataclass(frozen=True)
@@ -70,10 +71,13 @@ class Executor(Protocol):
 
 class LocalExecutor:
     """Jobs played in this process, `concurrency` at a time, each started when no
-    running job holds one of its deals."""
+    running job holds one of its deals. With `affinity`, a job takes a free core slot
+    when it starts (arena.scheduling) and its bots run on that slot's cores alone; its
+    bots serve all its games, so they never move to another table's cores."""
 
-    def __init__(self, concurrency: int) -> None:
+    def __init__(self, concurrency: int, affinity: bool = False) -> None:
         self.concurrency = concurrency
+        self.slots = CoreSlots(concurrency) if affinity else None
 
     def wanted_jobs(self) -> int:
         return self.concurrency
@@ -94,8 +98,23 @@ class LocalExecutor:
 
     async def _one(self, job: Job, sink: GameSink, ended: trio.MemorySendChannel[Job], pgids: list[int],
                    stopped: list[ArenaError], everything: trio.CancelScope) -> None:
-        """Play `job`; once play_match has returned (every process of the job reaped),
-        tell the dispatcher, which frees its deals."""
+        """Play `job` (on its core slot's cores, with affinity); once play_match has
+        returned (every process of the job reaped), give the slot back and tell the
+        dispatcher, which frees its deals."""
+        slots = self.slots
+        slot = slots.take() if slots is not None else None
+        try:
+            config = job.config if slots is None or slot is None else pinned(job.config, slots.cores[slot])
+            await self._play(job, config, sink, pgids, stopped, everything)
+        finally:
+            if slots is not None and slot is not None:
+                slots.give_back(slot)  # after play_match: the job's bots are gone from the slot's cores
+        ended.send_nowait(job)
+
+    async def _play(self, job: Job, config: MatchConfig, sink: GameSink, pgids: list[int],
+                    stopped: list[ArenaError], everything: trio.CancelScope) -> None:
+        """Play the job's games under `config` (its own, or pinned), reporting each to
+        the sink; an ArenaError of the sink stops every job."""
         current: list[ScheduledGame] = []
 
         async def starting(index: int) -> None:
@@ -116,6 +135,5 @@ class LocalExecutor:
                 return True
             return False
 
-        result = await play_match(job.config, job.specs, done, watch, before_game=starting)
+        result = await play_match(config, job.specs, done, watch, before_game=starting)
         pgids.extend(result.pgids)
-        ended.send_nowait(job)

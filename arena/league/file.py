@@ -69,6 +69,7 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     schedule: Literal["round-robin", "gauntlet"] = "round-robin"
     gauntlet: str | None = None
     concurrency: int | None = None
+    affinity: bool = False
     seed: int = 1
     output: str | None = None
     infrastructure_retries: int = 2

@@ -42,6 +42,8 @@ class League:
     gauntlet: int = 0
     """Index of the bot facing the field when schedule is gauntlet."""
     concurrency: int = 1
+    affinity: bool = False
+    """Pin each table's bots to cores of their own while it plays (this machine only)."""
     seed: int = 1
     output: Path = Path("league")
     infrastructure_retries: int = 2

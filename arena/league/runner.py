@@ -25,6 +25,7 @@ from arena.referee.match import MatchConfig, PlannedGame, opening_of_cycle
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import derived_bot_seed
 from arena.referee.spec import BotSpec
+from arena.timeouts import termination_text
 
 
 @dataclass
@@ -113,7 +114,7 @@ class LeagueRunner:
         self.progress = LeagueProgress(total=len(schedule), done=len(finished),
                                        games=[g for g in store.games() if g.index in active], names=self.roster)
         self.on_change = on_change or (lambda: None)
-        self.executor: Executor = executor or LocalExecutor(league.concurrency)
+        self.executor: Executor = executor or LocalExecutor(league.concurrency, league.affinity)
         self.pgids: list[int] = []
         self.voided: list[tuple[ScheduledGame, GameOutcome]] = []
         """Games of this run stopped by the arena's own errors (played again next run)."""
@@ -235,9 +236,11 @@ class LeagueRunner:
 
 
 def describe_game(names: list[str], game: ScheduledGame, outcome: GameOutcome) -> str:
-    """'round 3.2: greedy 1st (7), random 2nd (3) [normal]' (`names`: the roster)."""
+    """'round 3.2: greedy #1 (7), random #2 (3) [normal]' (`names`: the roster); a game
+    ended on time says who and by how much: '[time-out: greedy answered after 419 ms,
+    limit 100 ms]'."""
     parts = []
     for seat, bot in enumerate(game.seats):
         score = f" ({outcome.scores[seat]:g})" if outcome.scores else ""
         parts.append(f"{names[bot]} #{outcome.ranks[seat]}{score}")
-    return f"round {game.round}: " + ", ".join(parts) + f" [{outcome.termination}]"
+    return f"round {game.round}: " + ", ".join(parts) + f" [{termination_text(outcome)}]"

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from arena.league.config import League
 from arena.league.runner import LeagueRunner, open_league, open_league_plan
-from arena.league.standings import Standings, compute_standings, restrict
+from arena.league.standings import Standings, compute_standings, count_time_outs, restrict
 from arena.referee.botfolder import check_bots
 
 if TYPE_CHECKING:
@@ -126,6 +126,9 @@ def league_standings(league: League, include_removed: bool = False) -> tuple[Sta
                 names[bot] = f"{names[bot]} (removed)"
         names, games, voids = restrict(names, store.games(), store.void_seatings(), shown)
         standings = compute_standings(names, league.seats, games, league.game.score_name, voids, league.anchor)
+        finished = {index: k for k, index in enumerate(store.finish_order())}
+        in_order = sorted(games, key=lambda game: finished.get(game.index, len(finished)))
+        standings.time_outs = count_time_outs(names, in_order, league.time_control.basis)
         return standings, len(plan.active), list(store.notes)
     finally:
         store.close()

@@ -19,9 +19,13 @@ from rich.table import Table
 
 from arena.league.config import Anchor
 from arena.league.store import StoredFault, StoredGame
+from arena.referee.timecontrol import Basis
 from arena.stats.ratings import PairResult, Rating, anchored, elo_fit, openskill_ratings
 from arena.stats.tally import ResultTally
-from arena.termination import fault_column
+from arena.termination import Termination, fault_column
+from arena.timeouts import TimedGame, TimeOutCount
+
+TIME_OUT = str(Termination.TIME_OUT)
 
 
 @dataclass
@@ -57,6 +61,9 @@ class Standings:
     """The bot whose rating is pinned, when it is (it has played)."""
     anchor_note: str = ""
     """Why a wanted anchor is not applied (its bot has no game yet), if it is not."""
+    time_outs: TimeOutCount | None = None
+    """The games decided by time, per bot, counted in the order they finished (set by
+    the league's summary, arena.league.session; None where nobody counted them)."""
 
     @property
     def voided(self) -> bool:
@@ -114,6 +121,20 @@ def compute_standings(names: list[str], seats: int, games: list[StoredGame], sco
             standings.anchor_note = (f"{anchor.bot} has played no game yet: ratings are relative to the field's "
                                      f"average until it has")
     return standings
+
+
+def count_time_outs(names: list[str], games: Iterable[StoredGame], basis: Basis = "wall") -> TimeOutCount:
+    """The league's games decided by time, per bot (`games` in the order they
+    finished, their seats numbered as `names`)."""
+    return TimeOutCount.of((TimedGame(tuple(names[b] for b in game.seats),
+                                      tuple((f.seat, f.detail) for f in game.faults if f.reason == TIME_OUT))
+                            for game in games), basis, names)
+
+
+def time_out_warnings(standings: Standings) -> list[str]:
+    """The warning of time-outs that may be the machine's doing, if there is one."""
+    warning = standings.time_outs.warning("league") if standings.time_outs is not None else None
+    return [warning] if warning else []
 
 
 def restrict(names: list[str], games: list[StoredGame], voids: Iterable[tuple[tuple[int, ...], int]],
@@ -271,10 +292,11 @@ def to_markdown(standings: Standings, title: str) -> str:
         rows = [header, ["---"] * len(header), *lines]
         return "\n".join("| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows)
 
-    warnings = "".join(f"\n\n**Warning:** {w}" for w in void_warnings(standings))
+    warnings = "".join(f"\n\n**Warning:** {w}" for w in void_warnings(standings) + time_out_warnings(standings))
     anchor = f"\n\n{anchor_line(standings)}" if anchor_line(standings) else ""
-    return (f"## {title}\n\n{standings.games} game(s)\n\n" + table(*leaderboard_rows(standings)) + anchor + warnings
-            + "\n\n### Head to head\n\n" + table(*crosstable_rows(standings)) + "\n")
+    time_outs = f"\n\n{standings.time_outs.line()}" if standings.time_outs is not None else ""
+    return (f"## {title}\n\n{standings.games} game(s)\n\n" + table(*leaderboard_rows(standings)) + anchor + time_outs
+            + warnings + "\n\n### Head to head\n\n" + table(*crosstable_rows(standings)) + "\n")
 
 
 def to_csv(standings: Standings) -> str:
@@ -314,6 +336,8 @@ def to_json(standings: Standings, title: str) -> str:
                                  for j, (p, n) in enumerate(line) if n}
             for i, line in enumerate(standings.head_to_head)
         },
-        "warnings": void_warnings(standings) + ([standings.anchor_note] if standings.anchor_note else []),
+        "time_outs": None if standings.time_outs is None else standings.time_outs.document("league"),
+        "warnings": void_warnings(standings) + ([standings.anchor_note] if standings.anchor_note else [])
+        + time_out_warnings(standings),
     }
     return json.dumps(data, indent=2) + "\n"

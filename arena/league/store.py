@@ -294,6 +294,11 @@ class LeagueStore:
                 tuple(StoredFault(**f) for f in json.loads(faults)), termination, plies))
         return result
 
+    def finish_order(self) -> list[int]:
+        """The numbers of the finished games in the order they finished (a burst of
+        time-outs is a burst in time, not in the schedule)."""
+        return [int(i) for (i,) in self._read("SELECT idx FROM games ORDER BY finished, idx")]
+
     def record_texts(self) -> list[str]:
         """The record of every finished game, in the order the games finished."""
         return [str(text) for (text,) in self._read("SELECT record FROM games ORDER BY finished, idx")]

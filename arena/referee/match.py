@@ -183,7 +183,7 @@ async def play_match(
         BotPlayer(
             spec,
             config.log_dir / f"{i}-{_safe(spec.name)}.log" if config.log_dir else None,
-            spec.limits or config.limits,
+            _table_limits(spec.limits, config.limits),
             config.timing,
             logging_launcher(config.launcher) if config.log_protocol else config.launcher,
             _hidden(config) + _other_folders(specs, i),
@@ -302,6 +302,14 @@ async def _start_all(seated: list[BotPlayer], nursery: trio.Nursery) -> dict[int
             if not player.alive:
                 starting.start_soon(one, seat, player)
     return faults
+
+
+def _table_limits(own: Limits | None, table: Limits) -> Limits:
+    """A bot's limits: its own where it has them, else the match's; pinned to the
+    table's cores either way (`--affinity`: a bot's own limits do not unpin it)."""
+    if own is None:
+        return table
+    return replace(own, affinity=table.affinity) if table.affinity and not own.affinity else own
 
 
 def _hidden(config: MatchConfig) -> tuple[Path, ...]:

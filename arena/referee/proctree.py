@@ -33,13 +33,21 @@ reserve address space they never touch (node needs about 700 MiB of it to start,
 JVM and Go more), and an RLIMIT_AS of the memory limit kept them from starting."""
 SANDBOX_TASKS = 2
 """Tasks a sandbox adds to a bot's own: bubblewrap's second process and its init."""
+BOT_NICENESS = 5
+"""Without a cgroup (whose CPU quota keeps a bot's tree from crowding the referee out),
+a bot runs this much nicer than the referee, so the referee and its clock get a core
+ahead of the bots: a busy bot then delays no time-out and no answer read. The price:
+at nice +5 a bot also gets less CPU than other work of the machine at nice 0 (a build,
+a browser), so its wall-clock time depends on that load even more; another reason for
+the CPU basis (`--time-basis cpu`) on a machine that does other work."""
 
 
 def _child_setup(limits: Limits, cgroup: BotCgroup | None, command: BotCommand) -> Callable[[], None]:
     """Runs in the child between fork and exec: die with the referee, join the bot's
-    cgroup (so every process it starts is counted), and where there is no cgroup, the
-    per-process limits instead; then the command's own set-up (its mounts, and the drop
-    to an unprivileged user when the arena runs as root)."""
+    cgroup (so every process it starts is counted), take its table's cores (`--affinity`),
+    and where there is no cgroup, a lower priority (BOT_NICENESS) and the per-process
+    limits instead; then the command's own set-up (its mounts, and the drop to an
+    unprivileged user when the arena runs as root)."""
     procs_files = cgroup.procs_files if cgroup is not None else []
     nproc = 0
     if limits.processes is not None and not procs_files:  # counted here: after fork, only the limit is set
@@ -51,6 +59,12 @@ def _child_setup(limits: Limits, cgroup: BotCgroup | None, command: BotCommand) 
     def setup() -> None:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
         join_cgroup(procs_files)
+        if limits.affinity:  # inherited by every process the bot starts, through exec and fork
+            with contextlib.suppress(OSError):  # a core taken from the referee since: the bot runs unpinned
+                os.sched_setaffinity(0, limits.affinity)
+        if cgroup is None:
+            with contextlib.suppress(OSError):
+                os.nice(BOT_NICENESS)
         if limits.memory_bytes is not None and not procs_files:
             resource.setrlimit(resource.RLIMIT_DATA, (limits.memory_bytes, limits.memory_bytes))
             address_space = limits.memory_bytes + ADDRESS_SPACE_HEADROOM

@@ -33,6 +33,9 @@ class Limits:
     """Run the bot in its sandbox (where the machine allows one)."""
     max_line_bytes: int = MAX_LINE_BYTES
     stderr_bytes: int = 1 << 20
+    affinity: tuple[int, ...] = ()
+    """The cores every process of the bot may run on (`--affinity`: its table's own
+    cores, so tables do not take cores from each other); empty: any of the referee's."""
 
 
 class LimitKeys(Protocol):
