@@ -7,7 +7,9 @@ this tree's under the running interpreter, the revision's in a venv built for it
 and the side that goes first alternates from round to round, so load that other
 programs put on the machine falls on both sides alike. A figure is the median of the
 rounds; a ratio is the median of the rounds' paired ratios (this tree / REV), which
-cancels drift between rounds as well.
+cancels drift between rounds as well. Each round ends with this tree alone on the
+CPU-time basis and the wall basis back to back, at 1 and 8 games: their ratio is what
+the CPU-time clock costs the referee (REV may have no CPU basis).
 
 --check fails when the referee CPU per decision (1 game and 8 games at once) is more
 than 10% worse than REV's; it needs --compare, because an absolute baseline measured on
@@ -16,6 +18,7 @@ another machine, or at another load, says nothing about this one.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import statistics
@@ -44,6 +47,10 @@ CHECKED = ("cpu1", "cpu8")
 """The figures --check holds to REV's: referee CPU per decision at 1 and 8 games."""
 THRESHOLD = 0.10
 """How much worse than REV a checked figure may be before --check fails."""
+CPU_BASIS = (1, 8)
+"""Games at once at which this tree's referee is measured on the CPU basis against the
+wall basis (the CPU-time clock's cost: one more reading of the bot's CPU per decision)."""
+BASES = ("wall", "cpu")
 PIPE = "pipe"
 """The side label of the bare loops (run once per round, under this tree's Python)."""
 
@@ -75,6 +82,8 @@ METRICS = (
     *(Metric(f"sys{n}", f"... of it in the kernel, {n} game{'s' * (n > 1)}", "us", True) for n in CONCURRENCY),
     *(Metric(f"pre{n}", f"referee preempted per 1000 decisions, {n} game{'s' * (n > 1)}", "", True)
       for n in CONCURRENCY),
+    *(Metric(f"loop{n}", f"... its event loop (the clock) alone, {n} game{'s' * (n > 1)}", "", True)
+      for n in CONCURRENCY),
     *(Metric(f"rate{n}", f"decisions/s, {n} game{'s' * (n > 1)}", "/s", False) for n in CONCURRENCY),
 )
 
@@ -98,6 +107,12 @@ class Comparison:
     def ratio(self, key: str) -> float:
         """This tree's figure over REV's, the median of the rounds' paired ratios."""
         return paired_ratio(self.values(self.current, key), self.values(self.baseline, key))
+
+    def basis_ratio(self, concurrent: int) -> float:
+        """This tree's referee CPU per decision on the CPU basis over the wall basis's,
+        the median of the rounds' paired ratios."""
+        return paired_ratio(self.values(self.current, f"cpubasis{concurrent}"),
+                            self.values(self.current, f"wallbasis{concurrent}"))
 
     def share_of_bare(self, side: str, bare: str, concurrent: int = 8) -> float:
         """Decisions per second at `concurrent` games over the bare loop `bare`'s, the
@@ -160,37 +175,71 @@ def run_driver(python: Path, job: Job) -> dict[str, Any]:
 def compare(current: Side, baseline: Side, bot: Path, request: bytes, decisions: int, rounds: int,
             runner: Runner = run_driver, step: Callable[[str], None] | None = None) -> Comparison:
     """Measure both sides `rounds` times, interleaved (see `schedule`), with the bare
-    pipe loops once per round between them."""
+    pipe loops once per round before them and this tree's wall and CPU basis pairs
+    after them."""
     comparison = Comparison(current.label, baseline.label)
     comparison.load.append(os.getloadavg()[0])
     with tempfile.TemporaryDirectory(prefix="arena-compare-") as folder:
         request_file = Path(folder) / "request.json"
         request_file.write_bytes(request)
-        last_round = -1
-        for number, side, concurrent in schedule((current, baseline), rounds):
-            if number != last_round:
-                if last_round >= 0:
-                    comparison.load.append(os.getloadavg()[0])
-                last_round = number
-                for key, pipes, sandbox in BARE:
-                    bare = runner(current.python, {"kind": "bare", "bot": str(bot), "request": str(request_file),
-                                                   "pipes": pipes, "count": decisions, "sandbox": sandbox})
-                    comparison.add(PIPE, key, bare["decisions"] / bare["wall_s"])
-            result = runner(side.python, {"kind": "referee", "bot": str(bot), "concurrent": concurrent,
-                                          "games_each": games_each(decisions, concurrent)})
-            if step is not None:
-                step(f"round {number + 1}/{rounds}: {side.label}, {concurrent} game(s) at once")
-            if not result["decisions"]:
-                raise BenchError(f"{side.label} played no decision with {concurrent} game(s) at once")
-            if result.get("faults"):
-                raise BenchError(f"{side.label}: {len(result['faults'])} game(s) with {concurrent} at once did not end "
-                                 f"normally, so its figures would mislead (first: {result['faults'][0][:200]})")
-            comparison.add(side.label, f"cpu{concurrent}", result["cpu_s"] / result["decisions"] * 1e6)
-            comparison.add(side.label, f"sys{concurrent}", result.get("sys_s", 0.0) / result["decisions"] * 1e6)
-            comparison.add(side.label, f"pre{concurrent}", result.get("preempted", 0.0) / result["decisions"] * 1000)
-            comparison.add(side.label, f"rate{concurrent}", result["decisions"] / result["wall_s"])
+        for number, runs in itertools.groupby(schedule((current, baseline), rounds), key=lambda run: run[0]):
+            if number:
+                comparison.load.append(os.getloadavg()[0])
+            _bare_round(comparison, runner, current.python, bot, request_file, decisions)
+            for _, side, concurrent in runs:
+                result = _referee_run(runner, side, bot, concurrent, decisions)
+                if step is not None:
+                    step(f"round {number + 1}/{rounds}: {side.label}, {concurrent} game(s) at once")
+                _add_run(comparison, side.label, concurrent, result)
+            _basis_round(comparison, runner, current, bot, decisions, number, step)
     comparison.load.append(os.getloadavg()[0])
     return comparison
+
+
+def _bare_round(comparison: Comparison, runner: Runner, python: Path, bot: Path, request_file: Path,
+                decisions: int) -> None:
+    """One round of the bare loops, under this tree's Python."""
+    for key, pipes, sandbox in BARE:
+        bare = runner(python, {"kind": "bare", "bot": str(bot), "request": str(request_file), "pipes": pipes,
+                               "count": decisions, "sandbox": sandbox})
+        comparison.add(PIPE, key, bare["decisions"] / bare["wall_s"])
+
+
+def _referee_run(runner: Runner, side: Side, bot: Path, concurrent: int, decisions: int,
+                 basis: str | None = None) -> dict[str, Any]:
+    """One referee measurement, refused when it played nothing or a game did not end
+    normally (its figures would mislead)."""
+    job: Job = {"kind": "referee", "bot": str(bot), "concurrent": concurrent,
+                "games_each": games_each(decisions, concurrent)}
+    if basis is not None:
+        job["basis"] = basis
+    result = runner(side.python, job)
+    if not result["decisions"]:
+        raise BenchError(f"{side.label} played no decision with {concurrent} game(s) at once")
+    if result.get("faults"):
+        raise BenchError(f"{side.label}: {len(result['faults'])} game(s) with {concurrent} at once did not end "
+                         f"normally, so its figures would mislead (first: {result['faults'][0][:200]})")
+    return result
+
+
+def _add_run(comparison: Comparison, label: str, concurrent: int, result: dict[str, Any]) -> None:
+    comparison.add(label, f"cpu{concurrent}", result["cpu_s"] / result["decisions"] * 1e6)
+    comparison.add(label, f"sys{concurrent}", result.get("sys_s", 0.0) / result["decisions"] * 1e6)
+    comparison.add(label, f"pre{concurrent}", result.get("preempted", 0.0) / result["decisions"] * 1000)
+    comparison.add(label, f"loop{concurrent}", result.get("loop_preempted", 0.0) / result["decisions"] * 1000)
+    comparison.add(label, f"rate{concurrent}", result["decisions"] / result["wall_s"])
+
+
+def _basis_round(comparison: Comparison, runner: Runner, current: Side, bot: Path, decisions: int, number: int,
+                 step: Callable[[str], None] | None) -> None:
+    """This tree's referee on the wall and the CPU basis back to back (the first
+    alternating by round), so their ratio is the CPU-time clock's own cost."""
+    for concurrent in CPU_BASIS:
+        for basis in BASES if number % 2 == 0 else BASES[::-1]:
+            result = _referee_run(runner, current, bot, concurrent, decisions, basis)
+            comparison.add(current.label, f"{basis}basis{concurrent}", result["cpu_s"] / result["decisions"] * 1e6)
+            if step is not None:
+                step(f"round {number + 1}: {current.label}, {basis} basis, {concurrent} game(s) at once")
 
 
 def _cell(values: list[float], unit: str) -> str:
@@ -217,6 +266,12 @@ def comparison_table(comparison: Comparison) -> Table:
         table.add_row(metric.title, _cell(comparison.values(comparison.baseline, metric.key), metric.unit),
                       _cell(comparison.values(comparison.current, metric.key), metric.unit),
                       f"{comparison.ratio(metric.key):.2f}x")
+    for concurrent in CPU_BASIS:
+        if comparison.values(comparison.current, f"cpubasis{concurrent}"):
+            table.add_row(f"referee CPU/decision on the CPU basis against the wall basis, {_games(concurrent)}",
+                          "-", f"{_cell(comparison.values(comparison.current, f'cpubasis{concurrent}'), 'us')} "
+                          f"against {_cell(comparison.values(comparison.current, f'wallbasis{concurrent}'), 'us')}",
+                          f"{comparison.basis_ratio(concurrent):.2f}x")
     for key, pipes, sandbox in BARE:
         cell = _cell(comparison.values(PIPE, key), "/s")
         table.add_row(f"bare loop/s, {_bare_title(pipes, sandbox)}", cell, cell, "same")
@@ -225,6 +280,10 @@ def comparison_table(comparison: Comparison) -> Table:
                       f"{comparison.share_of_bare(comparison.baseline, key):.0%}",
                       f"{comparison.share_of_bare(comparison.current, key):.0%}", "")
     return table
+
+
+def _games(concurrent: int) -> str:
+    return f"{concurrent} game{'s' * (concurrent > 1)}"
 
 
 def _bare_title(pipes: int, sandbox: bool) -> str:
@@ -248,7 +307,7 @@ def run_comparison(console: Console, rev: str, decisions: int, rounds: int, chec
                              "install cc, gcc or clang")
         current = Side(f"this tree ({_describe(repo)})", Path(sys.executable))
         baseline = Side(f"{rev} ({commit[:9]})" if not commit.startswith(rev) else commit[:9], python)
-        steps = rounds * 2 * len(CONCURRENCY)
+        steps = rounds * 2 * (len(CONCURRENCY) + len(CPU_BASIS))
         with Progress(TextColumn("{task.description}"), BarColumn(), TimeElapsedColumn(), TimeRemainingColumn(),
                       console=console, transient=True) as progress:
             task = progress.add_task("measuring", total=steps)

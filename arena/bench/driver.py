@@ -10,14 +10,17 @@ own timing so both sides are measured by the same code. It imports nothing of th
 current tree.
 
 JOB is a JSON object, one of:
-  {"kind": "referee", "bot": PATH, "concurrent": N, "games_each": M}
+  {"kind": "referee", "bot": PATH, "concurrent": N, "games_each": M[, "basis": "cpu"]}
       N matches at once, each of M BTT games between two copies of the bot, with the
       revision's default limits (sandbox, cgroups, CPU accounting where it has them);
       prints decisions, wall_s, cpu_s, sys_s (the kernel's share of cpu_s), switches
-      and preempted (context switches, voluntary and not) from the
-      moment every bot is up to the end of the last game (the referee process's own
+      and preempted (context switches, voluntary and not; of the whole process, its
+      worker threads included) and loop_preempted (of the event loop's thread alone,
+      which keeps the clocks) from the moment every bot is up to the end of the last game (the referee process's own
       CPU, not its bots'), and the TerminationDetail of every game that did not end
-      normally (a fault makes the figures meaningless).
+      normally (a fault makes the figures meaningless). With "basis", the time control
+      is on that basis (only revisions that have TimeControl.basis: the CPU-time clock's
+      cost is measured on this tree alone).
   {"kind": "bare", "bot": PATH, "request": PATH, "pipes": N, "count": M}
       N bare Trio loops at once, each writing the request in the file to its own copy of
       the bot and reading the answer, M round trips in all: the pipe's own cost.
@@ -51,7 +54,7 @@ def _module(*names: str) -> ModuleType:
     raise SystemExit(f"none of {', '.join(names)} can be imported from this revision of the arena")
 
 
-async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]:
+async def _referee(bot: str, concurrent: int, games_each: int, basis: str | None = None) -> dict[str, Any]:
     games = _module("arena.games")
     match = _module("arena.referee.match", "arena.match")
     spec_module = _module("arena.referee.spec", "arena.process")
@@ -60,8 +63,8 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
     spec = spec_module.BotSpec("echo-c", [bot])
     waiting = concurrent
     gate = trio.Event()
-    opened = [0.0] * 5
-    closed = [0.0] * 5
+    opened = [0.0] * 6
+    closed = [0.0] * 6
     decisions = [0]
     faults: list[str] = []
 
@@ -81,9 +84,10 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
             gate.set()
         await gate.wait()
 
+    control = timecontrol.TimeControl(per_move_s=5.0, **({"basis": basis} if basis else {}))
+
     async def one(index: int) -> None:
-        config = match.MatchConfig(game, {}, timecontrol.TimeControl(per_move_s=5.0), seed=index, games=games_each,
-                                   event="bench")
+        config = match.MatchConfig(game, {}, control, seed=index, games=games_each, event="bench")
         await match.play_match(config, [spec, spec], on_game=ended, before_game=arrive)
 
     async with trio.open_nursery() as nursery:
@@ -91,14 +95,16 @@ async def _referee(bot: str, concurrent: int, games_each: int) -> dict[str, Any]
             nursery.start_soon(one, index)
     return {"decisions": decisions[0], "wall_s": closed[0] - opened[0], "cpu_s": closed[1] - opened[1],
             "sys_s": closed[2] - opened[2], "switches": closed[3] - opened[3], "preempted": closed[4] - opened[4],
-            "faults": faults}
+            "loop_preempted": closed[5] - opened[5], "faults": faults}
 
 
 def _clocks() -> list[float]:
-    """Wall time, process CPU, its kernel share, and the times the referee gave up the
-    CPU waiting (voluntary) and was preempted (involuntary)."""
+    """Wall time, process CPU, its kernel share, the times the referee gave up the CPU
+    waiting (voluntary) and was preempted (involuntary), and the times the calling
+    thread, the event loop that keeps the clocks, was preempted."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    return [time.perf_counter(), time.process_time(), usage.ru_stime, usage.ru_nvcsw, usage.ru_nivcsw]
+    loop = resource.getrusage(resource.RUSAGE_THREAD).ru_nivcsw
+    return [time.perf_counter(), time.process_time(), usage.ru_stime, usage.ru_nvcsw, usage.ru_nivcsw, loop]
 
 
 async def _bare_loops(procs: list[subprocess.Popen[bytes]], request: bytes, each: int) -> tuple[float, float]:
@@ -141,7 +147,7 @@ def _bare(bot: str, request: bytes, pipes: int, count: int) -> dict[str, Any]:
 def main(argv: list[str]) -> int:
     job = json.loads(argv[1])
     if job["kind"] == "referee":
-        result = trio.run(_referee, job["bot"], int(job["concurrent"]), int(job["games_each"]))
+        result = trio.run(_referee, job["bot"], int(job["concurrent"]), int(job["games_each"]), job.get("basis"))
     elif job["kind"] == "bare" and job.get("sandbox"):
         bench = _module("arena.bench.referee", "arena.bench")
         spec = _module("arena.referee.spec", "arena.process").BotSpec("echo-c", [job["bot"]])

@@ -2,7 +2,9 @@
 
 Every referee figure is printed next to a bare Trio loop that writes a typical request
 to the same bot and reads its answer (raw non-blocking fds, wait_readable), measured in
-the same run, so the ratio says how much the referee adds on top of the pipe itself.
+the same run, so the ratio says how much the referee adds on top of the pipe itself;
+and the same games on the CPU basis beside the wall basis, so the ratio says what the
+CPU-time clock costs.
 """
 
 from __future__ import annotations
@@ -94,8 +96,13 @@ class RefereeRun:
     records: list[GameRecord]
 
 
-async def _matches(specs: list[BotSpec], concurrent: int, games_each: int,
-                   limits: Limits = Limits()) -> tuple[list[MatchResult], tuple[float, float], tuple[float, float]]:
+WALL_BASIS = TimeControl(per_move_s=5.0)
+CPU_BASIS = TimeControl(per_move_s=5.0, basis="cpu")
+
+
+async def _matches(specs: list[BotSpec], concurrent: int, games_each: int, limits: Limits = Limits(),
+                   control: TimeControl = WALL_BASIS,
+                   ) -> tuple[list[MatchResult], tuple[float, float], tuple[float, float]]:
     """Run the matches; all wait at a gate until every bot has started, and the clock
     stops when the last game ends, so the wall and CPU figures measure play, not
     process start-up or the bots' quitting. Returns the results, and the wall and CPU
@@ -121,8 +128,7 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int,
         await gate.wait()
 
     async def one(index: int) -> None:
-        config = MatchConfig(game, {}, TimeControl(per_move_s=5.0), seed=index, games=games_each, event="bench",
-                             limits=limits)
+        config = MatchConfig(game, {}, control, seed=index, games=games_each, event="bench", limits=limits)
         results.append(await play_match(config, specs, on_game=ended, before_game=arrive))
 
     async with trio.open_nursery() as nursery:
@@ -131,10 +137,12 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int,
     return results, (opened[0], opened[1]), (closed[0], closed[1])
 
 
-def referee_run(specs: list[BotSpec], concurrent: int, games_each: int, limits: Limits = Limits()) -> RefereeRun:
+def referee_run(specs: list[BotSpec], concurrent: int, games_each: int, limits: Limits = Limits(),
+                control: TimeControl = WALL_BASIS) -> RefereeRun:
     """Play BTT matches concurrently; decisions, wall time and the referee's own CPU,
     from the moment every bot is up to the end of the last game."""
-    results, (wall_begin, cpu_begin), (wall_end, cpu_end) = trio.run(_matches, specs, concurrent, games_each, limits)
+    results, (wall_begin, cpu_begin), (wall_end, cpu_end) = trio.run(_matches, specs, concurrent, games_each, limits,
+                                                                     control)
     wall = wall_end - wall_begin
     cpu = cpu_end - cpu_begin
     decisions = sum(o.decisions for r in results for o in r.outcomes)
@@ -195,6 +203,28 @@ def sandbox_table(bots: list[tuple[str, BotSpec]], games: int, starts: int = 20,
     return table
 
 
+def basis_table(label: str, spec: BotSpec, games: int, rounds: int = 5) -> Table:
+    """The CPU-time clock's cost: the same games on the wall basis and on the CPU basis
+    (one more reading of the bot's CPU time per decision), in turn `rounds` times at 1
+    and 8 games at once, and the median of the rounds' paired ratios of the referee's
+    CPU per decision."""
+    table = Table(title=f"The CPU-time clock's cost ({label}, same run; medians of {rounds} alternating rounds)")
+    for column in ("games at once", "referee CPU, wall basis", "referee CPU, CPU basis", "ratio"):
+        table.add_column(column, justify="right")
+    for concurrent in (1, 8):
+        cpu: dict[str, list[float]] = {"wall": [], "cpu": []}
+        each = games if concurrent == 1 else max(4, games // concurrent)
+        for number in range(rounds):
+            order = (WALL_BASIS, CPU_BASIS) if number % 2 == 0 else (CPU_BASIS, WALL_BASIS)
+            for control in order:
+                run = referee_run([spec, spec], concurrent, each, control=control)
+                cpu[control.basis].append(run.cpu_s / run.decisions)
+        ratio = statistics.median(c / w for c, w in zip(cpu["cpu"], cpu["wall"]))
+        table.add_row(str(concurrent), f"{statistics.median(cpu['wall']) * 1e6:.1f} us",
+                      f"{statistics.median(cpu['cpu']) * 1e6:.1f} us", f"{ratio:.2f}x")
+    return table
+
+
 def run_bench(console: Console, decisions: int) -> None:
     """Measure and print every figure of the benchmark."""
     folder = Path(tempfile.mkdtemp(prefix="arena-bench-"))
@@ -232,6 +262,7 @@ def run_bench(console: Console, decisions: int) -> None:
                                    f"{run.decisions / run.wall_s:,.0f}", f"{run.cpu_s / run.decisions * 1e6:.0f} us",
                                    f"{bare * 1e6:.0f} us", f"{1 / bare:,.0f}")
         console.print(throughput)
+        console.print(basis_table(bots[0][0], bots[0][1], max(5, games_for // 5)))
         if probe().sandbox:
             console.print(sandbox_table(bots, games_for))
         else:

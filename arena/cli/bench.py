@@ -37,13 +37,15 @@ def bench_command(
         "than 10% worse than REV's (medians of at least 5 rounds; run it on an otherwise idle machine).")] = False,
 ) -> None:
     """Measure the arena: the referee's CPU and round trip per decision beside a raw
-    pipe, decisions per second with 1, 8 and 32 games at once; every rules engine's
+    pipe, decisions per second with 1, 8 and 32 games at once, the CPU-time clock's
+    cost (the CPU basis against the wall basis); every rules engine's
     random games per second and mid-game legal-action time; league games per second
     at concurrency 1, 2 and 4 with the referee's share of CPU; the time charged to
     sleeping bots at two tables beyond their sleep while a third table's bot attacks
     the referee (fairness); with `--only cluster`,
     a league on a local Dask cluster of 2 workers against the local runner. With
-    `--compare REV`, the referee's figures of this tree and of REV side by side."""
+    `--compare REV`, the referee's figures of this tree and of REV side by side (and
+    this tree's CPU basis against its wall basis)."""
     if check and compare is None:
         raise fail("--check needs --compare REV, the revision to hold this tree to (figures from another machine or "
                    "another load say nothing): e.g. arena bench --compare main --check")

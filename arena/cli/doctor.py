@@ -46,7 +46,7 @@ def doctor_command() -> None:
             "cpu per decision not counted (no cpuacct group)"
         quota = "a CPU quota (--cpus)" if support.version == 2 or "cpu" in support.parents else \
             "no CPU quota (no cpu controller)"
-        cpu = f"{cpu}; {quota}"
+        cpu = f"{cpu}; {quota}; CPU weight of all bots {support.weight}, referee {support.referee_weight or 'same'}"
         table.add_row("limits", Text(f"cgroup v{support.version}", "green"), "memory and processes held for each "
                       f"bot's whole process tree ({where}); {cpu}; hitting a limit is memory-limit or "
                       "process-limit")
