@@ -18,8 +18,8 @@ BOT = Path(__file__).parent / "newcomer_bot.py"
 
 def check(habit: str) -> Report:
     spec = BotSpec(habit, [sys.executable, str(BOT), habit])
-    return Checker(lambda _: spec, [get_game("btt")], TimeControl(per_move_s=2.0),
-                   Timing(startup_s=5.0, grace_s=0.05), Limits(memory_bytes=512 << 20, sandbox=False),
+    return Checker(lambda _: spec, [get_game("btt")], TimeControl(per_move_s=2.0, basis="cpu"),
+                   Timing(startup_s=30.0, grace_s=0.05), Limits(memory_bytes=512 << 20, sandbox=False),
                    quick=True).run()
 
 

@@ -10,9 +10,11 @@ import os
 import re
 import shutil
 import signal
+import socket
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +23,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.cluster.executor import ClusterError, DaskExecutor
 from arena.records.files import read_record_file
 from arena.records.writer import write_record
 from arena.referee.process import process_table
@@ -75,9 +78,11 @@ command = "greedy"
 
 
 def stripped_records(path: Path) -> dict[str, str]:
-    """Each game's record by round, without its move comments (thinking times differ
-    from run to run; everything else must not)."""
-    return {r.tags["Round"]: re.sub(r" ?\{[^}]*\}", "", write_record(r)) for r in read_record_file(path)}
+    """Each game's record by round, without its move comments and line breaks (thinking
+    times differ from run to run, more so on a loaded machine, and their digits move
+    where the lines wrap; everything else must not)."""
+    return {r.tags["Round"]: " ".join(re.sub(r"\{[^}]*\}", " ", write_record(r)).split())
+            for r in read_record_file(path)}
 
 
 def stored(database: Path) -> tuple[int, int, list[str]]:
@@ -223,13 +228,32 @@ def test_the_league_command_killed_with_sigkill_resumes(tmp_path: Path, secret: 
     assert len(read_record_file(tmp_path / "night" / "league.pgn")) == 18
 
 
+def dask_command() -> str:
+    dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
+    assert dask is not None
+    return dask
+
+
+def stop(processes: list[subprocess.Popen[bytes]]) -> None:
+    for process in reversed(processes):
+        process.terminate()
+    for process in reversed(processes):
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+QUIET = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
+
+
 @pytest.fixture
 def dask_cluster(tmp_path: Path) -> Iterator[tuple[Path, list[subprocess.Popen[bytes]]]]:
     """`dask scheduler` and two `dask worker`s on 127.0.0.1, each in a folder of its own;
     neither can see the league's folder at all (a bubblewrap mount namespace hides it),
     so the bots' folder can only reach them as a package."""
-    dask = shutil.which("dask", path=str(Path(sys.executable).parent)) or shutil.which("dask")
-    assert dask is not None
+    dask = dask_command()
     scheduler_file = tmp_path / "cluster.json"
     league_folder = tmp_path / "league"
     league_folder.mkdir()
@@ -256,14 +280,7 @@ def dask_cluster(tmp_path: Path) -> Iterator[tuple[Path, list[subprocess.Popen[b
             client.wait_for_workers(2, timeout=60)
         yield scheduler_file, started
     finally:
-        for process in reversed(started):
-            process.terminate()
-        for process in reversed(started):
-            try:
-                process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
+        stop(started)
 
 
 def test_dask_scheduler_and_workers_play_a_league_from_its_scheduler_file(
@@ -300,6 +317,86 @@ def test_cluster_addresses_that_cannot_work_are_messages(tmp_path: Path) -> None
     assert missing.exit_code == 2 and "no such scheduler file" in " ".join(missing.output.split())
     bad = runner.invoke(app, ["league", "run", str(path), "--cluster", "local:zero"])
     assert bad.exit_code == 2 and "local:N" in bad.output
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_an_address_where_nothing_answers_is_a_missing_scheduler(tmp_path: Path) -> None:
+    """Only an address where nothing answers (after the connect window, in which a
+    scheduler still starting would have opened its port) is blamed on the scheduler,
+    whether given as tcp://... or through a scheduler file left by one that ended."""
+    port = free_port()
+    with pytest.raises(ClusterError) as given:
+        DaskExecutor(f"tcp://127.0.0.1:{port}", connect_s=1).connect()
+    text = str(given.value)
+    assert f"cannot use the Dask cluster at tcp://127.0.0.1:{port}: nothing answers there" in text
+    assert "is `dask scheduler` running there" in text
+    stale = tmp_path / "cluster.json"
+    stale.write_text(f'{{"type": "Scheduler", "address": "tcp://127.0.0.1:{port}"}}')
+    with pytest.raises(ClusterError) as filed:
+        DaskExecutor(str(stale), connect_s=1).connect()
+    assert f"tcp://127.0.0.1:{port} (from the scheduler file {stale}): nothing answers" in str(filed.value)
+    stale.write_text("{}")
+    with pytest.raises(ClusterError, match="holds no scheduler address"):
+        DaskExecutor(str(stale), connect_s=0.2).connect()
+
+
+def test_a_scheduler_without_its_workers_is_not_ready_and_not_missing(tmp_path: Path) -> None:
+    """A scheduler that answers, but whose workers do not come within the readiness
+    window: the message names its status and the workers running, never a missing
+    scheduler."""
+    scheduler_file = tmp_path / "cluster.json"
+    scheduler = subprocess.Popen([dask_command(), "scheduler", "--scheduler-file", str(scheduler_file), "--host",
+                                  "127.0.0.1", "--port", "0", "--dashboard-address", ":0"], **QUIET)  # type: ignore[call-overload]
+    try:
+        assert _wait_for(scheduler_file.exists, 60)
+        executor = DaskExecutor(str(scheduler_file), ready_s=2)
+        with pytest.raises(ClusterError) as waited:
+            executor.connect()
+        text = " ".join(str(waited.value).split())
+        assert "answers but was not ready within 2 s: scheduler running, client running, 0 of 1 worker(s)" in text
+        assert "dask scheduler` running there" not in text
+        assert executor.client is None  # closed
+    finally:
+        stop([scheduler])
+
+
+def test_connecting_waits_for_a_scheduler_still_starting_and_its_worker(tmp_path: Path) -> None:
+    """Connecting before the scheduler listens and before any worker joined: the
+    executor waits for both (a real readiness condition, not a fixed pause) and is then
+    ready to play."""
+    address = f"tcp://127.0.0.1:{free_port()}"
+    executor = DaskExecutor(address)
+    failed: list[BaseException] = []
+
+    def connect() -> None:
+        try:
+            executor.connect()
+        except BaseException as exc:  # noqa: BLE001 - reported by the test's thread
+            failed.append(exc)
+
+    connecting = threading.Thread(target=connect, daemon=True)
+    connecting.start()
+    started: list[subprocess.Popen[bytes]] = []
+    try:
+        time.sleep(0.5)  # the executor is waiting on a refused port
+        assert connecting.is_alive()
+        started.append(subprocess.Popen([dask_command(), "scheduler", "--host", "127.0.0.1", "--port",
+                                         address.rsplit(":", 1)[1], "--dashboard-address", ":0"], **QUIET))  # type: ignore[call-overload]
+        home = tmp_path / "worker"
+        home.mkdir()
+        started.append(subprocess.Popen([dask_command(), "worker", address, "--nworkers", "1", "--nthreads", "1",
+                                         "--no-dashboard", "--local-directory", str(home)], cwd=home, **QUIET))  # type: ignore[call-overload]
+        connecting.join(180)
+        assert not connecting.is_alive() and failed == [], failed
+        assert executor.threads() == 1
+    finally:
+        executor.close()
+        stop(started)
 
 
 @pytest.mark.slow

@@ -209,7 +209,7 @@ games_per_pairing = 3
 concurrency = 2
 [time]
 per_move = "3s"
-startup = "10s"
+startup = "60s"
 [[bots]]
 name = "honest"
 command = "random"

@@ -44,8 +44,10 @@ def zoo(name: str, env: dict[str, str] | None = None, ply: int = 2) -> BotSpec:
 
 
 def play(game_id: str, specs: list[BotSpec], games: int = 1, per_move: float = 2.0) -> MatchResult:
-    config = MatchConfig(get_game(game_id), {}, TimeControl(per_move_s=per_move), seed=5, games=games,
-                         timing=Timing(startup_s=5.0, grace_s=0.05))
+    """A match on the CPU basis, with a start-up limit no loaded machine reaches: the
+    faults here are of lines, never of time."""
+    config = MatchConfig(get_game(game_id), {}, TimeControl(per_move_s=per_move, basis="cpu"), seed=5, games=games,
+                         timing=Timing(startup_s=30.0, grace_s=0.05))
     result = trio.run(play_match, config, specs)
     for pgid in result.pgids:
         assert processes_in_group(pgid) == []
@@ -162,7 +164,7 @@ def test_a_league_of_hostile_bots_finishes_with_every_game_stored(tmp_path: Path
         + " }") for name, command, env in bots]
     league = tmp_path / "hostile.toml"
     league.write_text('name = "hostile"\ngame = "btt"\ngames_per_pairing = 2\nconcurrency = 2\n'
-                      '[time]\nper_move = "2s"\nstartup = "5s"\n' + "\n".join(lines) + "\n")
+                      '[time]\nper_move = "2s"\nbasis = "cpu"\nstartup = "30s"\n' + "\n".join(lines) + "\n")
     runner = CliRunner()
     result = runner.invoke(app, ["league", "run", str(league), "-q"])
     assert result.exit_code == 0, result.output

@@ -61,11 +61,14 @@ def test_importing_the_rules_does_not_load_the_referee() -> None:
 
 # ---- arena.play and arena.match ---------------------------------------------------------------
 
+ON_CPU = arena.TimeControl(per_move_s=0.5, basis="cpu")
+"""Half a second of CPU a move: no loaded machine times out a bot here."""
+
 
 def test_play_returns_outcomes_with_faults_and_appends_verifiable_records(tmp_path: Path) -> None:
     out = tmp_path / "games.pgn"
     seen: list[arena.GameOutcome] = []
-    result = arena.play("btt", ["random", "zoo/crash"], games=2, seed=3, bot_seed=4, time="500ms", out=out,
+    result = arena.play("btt", ["random", "zoo/crash"], games=2, seed=3, bot_seed=4, time=ON_CPU, out=out,
                         on_game=seen.append)
     assert isinstance(result, arena.MatchResult)
     assert result.names == ["random", "zoo/crash"] and len(result.outcomes) == 2 and seen == result.outcomes
@@ -94,14 +97,14 @@ def test_play_refuses_a_mistake_before_any_bot_starts(tmp_path: Path) -> None:
 
 def test_play_async_runs_in_the_callers_trio_loop() -> None:
     async def main() -> arena.MatchResult:
-        return await arena.play_async("treeblox", ["random", "random"], seed=1, bot_seed=1, time=0.5)
+        return await arena.play_async("treeblox", ["random", "random"], seed=1, bot_seed=1, time=ON_CPU)
 
     result = trio.run(main)
     assert len(result.outcomes) == 1 and result.outcomes[0].termination == arena.Termination.NORMAL
 
 
 def test_match_plays_pairs_and_counts_the_candidates_points() -> None:
-    paired = arena.match("btt", "random", "greedy", games=4, seed=5, bot_seed=1, time="500ms")
+    paired = arena.match("btt", "random", "greedy", games=4, seed=5, bot_seed=1, time=ON_CPU)
     assert isinstance(paired, arena.PairedResult) and paired.stats.pairs == 2
     assert len(paired.result.outcomes) == 4 and paired.decision is None and paired.llr() is None
     points = 0.0

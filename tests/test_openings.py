@@ -110,8 +110,8 @@ def test_the_shipped_openings_are_playable(game_id: str) -> None:
 def test_a_random_opening_makes_a_treeblox_match_of_two_deterministic_bots_varied(tmp_path: Path) -> None:
     out = tmp_path / "match.pgn"
     result = runner.invoke(app, ["match", "greedy", "search", "--game", "treeblox", "--games", "200",
-                                 "--random-opening", "4", "--time-per-move", "200ms", "--concurrency", "2",
-                                 "--out", str(out), "-q"])
+                                 "--random-opening", "4", "--time-per-move", "200ms", "--time-basis", "cpu",
+                                 "--concurrency", "2", "--out", str(out), "-q"])
     assert result.exit_code == 0, result.output
     records = read_record_file(out)
     distinct = {tuple(p.action for p in r.plies) for r in records}

@@ -24,7 +24,7 @@ from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
 from arena.referee.sandbox import RUN_AS, probe
 from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.referee.timecontrol import Basis, TimeControl
 
 HOLDER = 'for i in $(seq 40); do sleep 120 & done; echo ready; wait'
 
@@ -53,9 +53,12 @@ def busy_user() -> Iterator[None]:
         holder.wait()
 
 
-def run(specs: list[BotSpec], limits: Limits, per_move: float = 2.0, logs: Path | None = None) -> MatchResult:
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=per_move), seed=1, games=1, log_dir=logs,
-                         limits=limits, timing=Timing(startup_s=10.0, grace_s=0.05))
+def run(specs: list[BotSpec], limits: Limits, per_move: float = 2.0, logs: Path | None = None,
+        basis: Basis = "cpu") -> MatchResult:
+    """One game; on the CPU basis unless told (a loaded machine times out no bot here),
+    with a start-up limit no loaded machine reaches."""
+    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=per_move, basis=basis), seed=1, games=1,
+                         log_dir=logs, limits=limits, timing=Timing(startup_s=30.0, grace_s=0.05))
     return trio.run(play_match, config, specs)
 
 
@@ -83,8 +86,10 @@ def test_a_fork_loop_takes_only_its_share(busy_user: None, tmp_path: Path) -> No
     take that churn, far below its 300."""
     if os.geteuid() == 0 and bot_uid(probe().sandbox) == 0:
         pytest.skip("a process limit does not bind root")
-    result = run([resolve_bot("random", "btt"), zoo("fork_loop", ZOO_MAX_FORKS="300")], Limits(processes=12),
-                 per_move=1.0, logs=tmp_path)
+    honest = resolve_bot("random", "btt")
+    honest.time_control = TimeControl(per_move_s=1.0, basis="cpu")  # the fork loop alone is timed on the wall clock
+    result = run([honest, zoo("fork_loop", ZOO_MAX_FORKS="300")], Limits(processes=12), per_move=1.0, logs=tmp_path,
+                 basis="wall")
     outcome = result.outcomes[0]
     assert outcome.termination in ("time-out", "process-limit") and outcome.faults[0].seat == 1
     forked = int(next(tmp_path.glob("1-*.log")).read_text().split("forked ")[1].split()[0])

@@ -42,8 +42,19 @@ def random_bot() -> BotSpec:
     return resolve_bot("random", "btt")
 
 
+ON_THE_WALL = frozenset({"zoo/hang", "zoo/slow", "zoo/deaf", "zoo/fork_loop", "setsid-children"})
+"""The bots whose point is a time-out on the wall clock (sleeping, or never reading)."""
+
+
 def run(specs: list[BotSpec], games: int = 1, per_move: float = 0.5, tmp: Path | None = None,
-        limits: Limits = Limits(), startup: float = 3.0) -> MatchResult:
+        limits: Limits = Limits(), startup: float = 30.0) -> MatchResult:
+    """A match of `specs` at `per_move` a decision: on the wall clock for the bots of
+    ON_THE_WALL, on the CPU basis for every other (a time control of its own), so that a
+    machine too loaded to run a bot for half a second times out none of those; and a
+    start-up limit no loaded machine reaches."""
+    for spec in specs:
+        if spec.name not in ON_THE_WALL and spec.time_control is None:
+            spec.time_control = TimeControl(per_move_s=per_move, basis="cpu")
     config = MatchConfig(
         get_game("btt"), {}, TimeControl(per_move_s=per_move), seed=1, games=games,
         log_dir=tmp, limits=limits, timing=Timing(startup_s=startup, grace_s=0.05),
@@ -149,7 +160,8 @@ def test_two_random_bots_play_a_full_game() -> None:
     ],
 )
 def test_misbehaving_bot_forfeits_with_the_right_reason(bot: str, reason: str, tmp_path: Path) -> None:
-    result = run([random_bot(), zoo(bot)], per_move=0.5, tmp=tmp_path, startup=2.0)
+    # A start-up limit the silent bot reaches soon, and the random bot never does.
+    result = run([random_bot(), zoo(bot)], per_move=0.5, tmp=tmp_path, startup=5.0 if bot == "silent" else 30.0)
     outcome = result.outcomes[0]
     assert outcome.termination == reason, outcome.record.tags.get("TerminationDetail")
     assert outcome.ranks == (1, 2)
@@ -230,7 +242,7 @@ def test_a_slow_real_bot_is_timed_by_the_referee(tmp_path: Path) -> None:
     in test_decision.py): a 0.2 s answer is measured at 0.2 s or a little more, within a
     generous limit."""
     config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=5.0), seed=1, games=1, log_dir=tmp_path,
-                         timing=Timing(startup_s=5.0, grace_s=0.05))
+                         timing=Timing(startup_s=30.0, grace_s=0.05))
     result = trio.run(play_match, config, [random_bot(), zoo("slow", ply=2, ZOO_SECONDS="0.2")])
     outcome = result.outcomes[0]
     assert outcome.termination == "normal"
@@ -298,8 +310,8 @@ def test_interrupting_the_cli_leaves_no_bot(sig: signal.Signals, tmp_path: Path)
 
 
 def test_a_solo_game_is_played_to_its_end_and_a_solo_fault_loses() -> None:
-    config = MatchConfig(get_game("the-tree"), {}, TimeControl(per_move_s=2), seed=3, games=1,
-                         timing=Timing(startup_s=3.0, grace_s=0.05))
+    config = MatchConfig(get_game("the-tree"), {}, TimeControl(per_move_s=2, basis="cpu"), seed=3, games=1,
+                         timing=Timing(startup_s=30.0, grace_s=0.05))
     solo = trio.run(play_match, config, [resolve_bot("random", "the-tree")])
     outcome = solo.outcomes[0]
     assert outcome.termination == "normal" and len(outcome.record.plies) > 9

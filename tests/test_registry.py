@@ -119,10 +119,11 @@ def test_mistakes_are_messages_naming_the_bot_and_the_key(tmp_path: Path, text: 
 def test_per_bot_time_controls_on_the_command_line(tmp_path: Path) -> None:
     out = tmp_path / "g.pgn"
     result = runner.invoke(app, ["play", "btt", "random", "greedy", "--games", "2", "--time-per-move", "1s:200ms",
-                                 "--out", str(out), "-q"])
+                                 "--time-basis", "cpu", "--out", str(out), "-q"])  # no loaded machine times them out
     assert result.exit_code == 0, result.output
     first, second = read_record_file(out)
-    assert first.tags["TimeControl"] == "move=1s / move=0.2s"
-    assert second.tags["TimeControl"] == "move=0.2s / move=1s"  # the time control follows the bot, not the seat
+    cpu = "basis=cpu backstop=10x+1s"
+    assert first.tags["TimeControl"] == f"move=1s {cpu} / move=0.2s {cpu}"
+    assert second.tags["TimeControl"] == f"move=0.2s {cpu} / move=1s {cpu}"  # the control follows the bot, not the seat
     wrong = runner.invoke(app, ["play", "btt", "random", "greedy", "--clock", "60+1:30+1:10"])
     assert wrong.exit_code == 2 and "3 values for 2 bots" in wrong.output

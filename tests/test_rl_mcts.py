@@ -91,7 +91,7 @@ def test_mcts_plays_sandboxed_through_the_referee(tmp_path: Path) -> None:
 
     out = tmp_path / "g.pgn"
     result = CliRunner().invoke(app, ["play", "btt", "mcts", "random", "--games", "2", "--time-per-move", "200ms",
-                                      "--seed", "3", "--out", str(out), "-q"])
+                                      "--time-basis", "cpu", "--seed", "3", "--out", str(out), "-q"])
     assert result.exit_code == 0, result.output
     records = read_record_file(out)
     assert len(records) == 2

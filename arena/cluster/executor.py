@@ -21,7 +21,10 @@ playing it again after its worker died)."""
 
 from __future__ import annotations
 
+import json
 import logging
+import socket
+import time
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -47,6 +50,11 @@ LATE_S = 5.0
 """How long the reports of a finished task may take to be read before its missing
 games are played again."""
 CONNECT_S = 30.0
+"""How long a scheduler's address may refuse connections (a scheduler still starting)
+before the cluster counts as absent."""
+READY_S = 120.0
+"""How long a cluster that answers may take to be ready (its scheduler running, its
+workers joined): generous, since a loaded machine starts a worker's Python slowly."""
 CAPACITY_S = 2.0
 """How often the cluster's worker threads are counted again (workers join and leave)."""
 ENDED = ("finished", "error", "cancelled", "lost")
@@ -72,6 +80,34 @@ class _Running:
     def ended(self) -> bool:
         """Whether its games are all stored and its task is over (its bots reaped)."""
         return not self.left and (self.future is None or self.future.status in ENDED)
+
+
+def _local_count(address: str) -> int:
+    """N of `local:N`, from 1 to 256; ClusterError otherwise."""
+    try:
+        count = int(address.split(":", 1)[1])
+    except ValueError:
+        count = 0
+    if not 1 <= count <= 256:
+        raise ClusterError(f"--cluster {address}: write local:N with N from 1 to 256")
+    return count
+
+
+def _said(exc: BaseException) -> str:
+    return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
+
+
+def _listening(address: str) -> bool:
+    """Whether anything accepts a TCP connection at the scheduler's `address` now (a
+    connection refused or unanswered within 5 s: nothing is there)."""
+    try:
+        from distributed.comm.addressing import get_address_host_port
+
+        host, port = get_address_host_port(address)
+        with socket.create_connection((host, port), timeout=5):
+            return True
+    except (OSError, ValueError):
+        return False
 
 
 def _deals(item: _Running) -> frozenset[Deal]:
@@ -133,8 +169,13 @@ class DaskExecutor:
     """Plays jobs on the Dask cluster at `address`: a scheduler file, `tcp://host:port`,
     or `local:N` (a cluster of N worker processes started here, and stopped after)."""
 
-    def __init__(self, address: str, leave_out: tuple[Path, ...] = (), quiet_logs: bool = True) -> None:
+    def __init__(self, address: str, leave_out: tuple[Path, ...] = (), quiet_logs: bool = True,
+                 connect_s: float = CONNECT_S, ready_s: float = READY_S) -> None:
         self.address = address
+        self.connect_s = connect_s
+        self.ready_s = ready_s
+        self.where = address
+        """The scheduler's address as messages name it (with the scheduler file it came from)."""
         self.leave_out = leave_out
         self.client: Any = None
         self.cluster: Any = None
@@ -148,36 +189,118 @@ class DaskExecutor:
     # ---- connecting ----------------------------------------------------------------------
 
     def connect(self) -> None:
-        """Reach the scheduler (or start the local cluster) and wait for a worker."""
-        from distributed import Client, LocalCluster
-
+        """Reach the scheduler (or start the local cluster) and wait until the cluster is
+        ready: the scheduler running and its workers joined (all N of local:N, else one).
+        A cluster that is there but slow to be ready (a loaded machine starts a worker's
+        Python slowly) is waited for, up to `ready_s`; only an address where nothing
+        answers is reported as a missing scheduler."""
         try:
-            if self.address.startswith("local:"):
-                count = int(self.address.split(":", 1)[1])
-                if not 1 <= count <= 256:
-                    raise ValueError
-                self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
-                                            dashboard_address=None, death_timeout=5)
-                self.client = Client(self.cluster)
-            elif "://" in self.address:
-                self.client = Client(self.address, timeout=CONNECT_S)
-            else:
-                if not Path(self.address).is_file():
-                    raise ClusterError(f"--cluster {self.address}: no such scheduler file; start the scheduler with "
-                                       f"`dask scheduler --scheduler-file {self.address}`, or give tcp://HOST:PORT "
-                                       "or local:N")
-                self.client = Client(scheduler_file=self.address, timeout=CONNECT_S)
-            self.client.wait_for_workers(1, timeout=CONNECT_S)
-        except ClusterError:
+            expected = self._reach()
+            self._await_ready(expected)
+        except BaseException:
             self.close()
             raise
-        except ValueError:
-            self.close()
-            raise ClusterError(f"--cluster {self.address}: write local:N with N from 1 to 256") from None
-        except Exception as exc:  # OSError, TimeoutError and Dask's own: all mean "cannot reach it"
-            self.close()
-            raise ClusterError(f"cannot use the Dask cluster at {self.address} ({type(exc).__name__}: {exc}); is "
+
+    def _reach(self) -> int:
+        """Connect the client (starting a local:N cluster first); the workers to wait for."""
+        from distributed import Client, LocalCluster
+
+        if self.address.startswith("local:"):
+            count = _local_count(self.address)
+            try:
+                # death_timeout bounds each worker process's start: ready_s, not Dask's
+                # few seconds, so that a loaded machine still starts them.
+                self.cluster = LocalCluster(n_workers=count, threads_per_worker=1, processes=True,
+                                            dashboard_address=None, death_timeout=self.ready_s)
+                self.client = Client(self.cluster, timeout=self.connect_s)
+            except Exception as exc:  # noqa: BLE001 - Dask's start-up may raise anything
+                raise ClusterError(f"--cluster {self.address}: could not start {count} Dask worker process(es) on "
+                                   f"this machine within {self.ready_s:g} s ({_said(exc)})") from None
+            return count
+        self.where, address = self._scheduler_address()
+        where = self.where
+        try:
+            self.client = Client(address, timeout=self.connect_s)
+        except Exception as exc:  # noqa: BLE001 - OSError, TimeoutError and Dask's own
+            if _listening(address):
+                raise ClusterError(f"something listens at {where} but did not answer as a Dask scheduler within "
+                                   f"{self.connect_s:g} s ({_said(exc)}): a scheduler too busy to answer, or "
+                                   "another program on that port") from None
+            raise ClusterError(f"cannot use the Dask cluster at {where}: nothing answers there ({_said(exc)}); is "
                                "`dask scheduler` running there, with at least one `dask worker` joined?") from None
+        return 1
+
+    def _scheduler_address(self) -> tuple[str, str]:
+        """The address to connect to, and how to name it in a message: `tcp://...` as
+        given, or the address a scheduler file holds (read again while it is being written)."""
+        if "://" in self.address:
+            return self.address, self.address
+        path = Path(self.address)
+        if not path.is_file():
+            raise ClusterError(f"--cluster {self.address}: no such scheduler file; start the scheduler with "
+                               f"`dask scheduler --scheduler-file {self.address}`, or give tcp://HOST:PORT "
+                               "or local:N")
+        deadline = time.monotonic() + self.connect_s
+        while True:
+            try:
+                address = json.loads(path.read_text())["address"]
+                if isinstance(address, str) and address:
+                    return f"{address} (from the scheduler file {self.address})", address
+            except (OSError, ValueError, KeyError, TypeError):
+                pass
+            if time.monotonic() > deadline:
+                raise ClusterError(f"--cluster {self.address}: this file holds no scheduler address (the file "
+                                   "`dask scheduler --scheduler-file` writes is JSON with an \"address\")")
+            time.sleep(POLL_S)
+
+    def _await_ready(self, expected: int) -> None:
+        """Wait up to `ready_s` for the client's connection and the scheduler to be
+        running and for `expected` workers to be running; ClusterError naming what was
+        not ready otherwise."""
+        deadline = time.monotonic() + self.ready_s
+        status = "unknown"
+        while time.monotonic() < deadline:
+            status = self._scheduler_status()
+            if status in ("running", "unknown") and self.client.status == "running":
+                break
+            time.sleep(POLL_S * 4)
+        else:
+            raise self._not_ready(status, expected)
+        try:
+            self.client.wait_for_workers(expected, timeout=max(0.1, deadline - time.monotonic()))
+        except (TimeoutError, OSError):  # Dask's WorkerStartTimeoutError is a TimeoutError
+            raise self._not_ready(self._scheduler_status(), expected) from None
+
+    def _scheduler_status(self) -> str:
+        """The scheduler's status ('running' once it has started), 'unknown' where it
+        cannot be asked (a scheduler that refuses to run functions)."""
+        try:
+            status = self.client.run_on_scheduler(lambda dask_scheduler: dask_scheduler.status.name)
+        except Exception:  # noqa: BLE001 - the question is optional: the workers' arrival decides
+            return "unknown"
+        return str(status)
+
+    def _running_workers(self) -> int:
+        """Workers the scheduler counts as running (for a message: 0 where it cannot tell)."""
+        try:
+            try:
+                info = self.client.scheduler_info(n_workers=-1)  # every worker (Dask 2025 lists 5 unless told)
+            except TypeError:
+                info = self.client.scheduler_info()
+            return sum(1 for w in info.get("workers", {}).values() if w.get("status") == "running")
+        except Exception:  # noqa: BLE001 - for a message only
+            return 0
+
+    def _not_ready(self, status: str, expected: int) -> ClusterError:
+        """What was not ready: the scheduler's status, the client's, the workers running."""
+        where = (f"the local Dask cluster {self.address}" if self.cluster is not None
+                 else f"the Dask cluster at {self.where}")
+        client = self.client.status if self.client is not None else "not connected"
+        joined = self._running_workers()
+        advice = ("this machine may be too loaded to start them; try fewer workers" if self.cluster is not None
+                  else "start a `dask worker` for this scheduler, or check the ones started")
+        return ClusterError(f"{where} answers but was not ready within {self.ready_s:g} s: scheduler {status}, "
+                            f"client {client}, {joined} of {expected} worker(s) running; {advice}")
 
     def threads(self) -> int:
         """The worker threads of the cluster: the games it plays at once."""
