@@ -18,6 +18,7 @@ import pytest
 
 from arena.referee import cgroups
 from arena.referee.cgroups import (
+    BOT_CORES,
     REFEREE_FACTOR,
     BotCgroup,
     CgroupSupport,
@@ -59,9 +60,9 @@ def test_a_bots_group_lies_under_the_bots_parent_and_the_referee_in_a_heavier_le
             shares = int((support.parents["cpu"] / "cpu.shares").read_text())
             assert own_cpu_group().endswith(f"/{referee_leaf_name()}")
             leaf = support.parents["cpu"].parent / referee_leaf_name()
-            assert shares == support.weight == bots_weight(1, referee_in_leaf=True) == 1024
+            assert shares == support.weight == bots_weight(1, referee_in_leaf=True) == 1024 * BOT_CORES
             assert support.referee_weight == referee_weight(1)
-            assert int((leaf / "cpu.shares").read_text()) == referee_weight(1) == REFEREE_FACTOR * shares
+            assert int((leaf / "cpu.shares").read_text()) == referee_weight(1) == REFEREE_FACTOR * 1024
             assert str(os.getpid()) in (leaf / "cgroup.procs").read_text().split()
     finally:
         group.remove()
@@ -170,7 +171,7 @@ def test_v2_a_group_shared_with_other_processes_is_refused_with_the_fix(tmp_path
 def test_v2_bots_share_a_parent_of_the_default_weight_with_the_controllers(tmp_path: Path) -> None:
     scope = v2_group(tmp_path / "scope", enabled="cpu memory pids")
     weight = bots_weight(2, referee_in_leaf=True)
-    assert weight == 100 and referee_weight(2) == 100 * REFEREE_FACTOR
+    assert weight == 100 * BOT_CORES and referee_weight(2) == 100 * REFEREE_FACTOR
     support = CgroupSupport(2, {"": scope / bots_parent_name()}, "", weight)
     group = BotCgroup(support, 1 << 30, 64, 1.0)
     parent = group.dirs[""].parent
@@ -199,7 +200,7 @@ def test_v2_probe_gives_the_bots_parent_beside_the_referees_leaf(fake_v2_root: P
     monkeypatch.setattr(cgroups, "_own_groups", lambda: {"": "/scope"})
     support = cgroup_support()
     assert support.version == 2 and support.parents == {"": scope / bots_parent_name()}
-    assert support.weight == bots_weight(2, referee_in_leaf=True) == 100
+    assert support.weight == bots_weight(2, referee_in_leaf=True) == 100 * BOT_CORES
     assert support.referee_weight == referee_weight(2) == 1000
     leaf = scope / referee_leaf_name()
     assert (leaf / "cgroup.procs").read_text() == str(os.getpid())

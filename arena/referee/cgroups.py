@@ -5,8 +5,9 @@ is counted, and hitting a limit can be told apart from a crash.
 The referee gets the CPU ahead of the bots it times. All the bots of one arena process
 share one parent group, `arena-PID-bots`, made with the first bot under the arena's own
 group (of each controller on v1) at the default CPU weight, and the arena moves itself
-into a leaf of its own beside it, `arena-PID-referee`, weighing REFEREE_FACTOR times as
-much: however many games run at once, the bots together weigh a tenth of the referee
+into a leaf of its own beside it, `arena-PID-referee`, weighing REFEREE_FACTOR nice-0
+tasks against the bots' BOT_CORES: however many games run at once, the referee outweighs
+the bots together
 (64 sibling groups of the referee's weight each outweighed it 64 to 1, and waking bots
 preempted the referee five times as often as when they were plain tasks). Where the
 arena cannot have a leaf, the bots' parent weighs what the referee does. The memory and
@@ -48,6 +49,11 @@ OPTIONAL_V1 = ("cpuacct", "cpu")
 CPU_PERIOD_US = 10_000
 """The quota's accounting period: short, so a tree that runs several threads at once is
 held back for at most a few milliseconds at a time, never for a whole move."""
+BOT_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+"""The bots' parent weighs as many nice-0 tasks as the arena has cores: with it at one
+task's weight, bots beside other work of the machine (a test suite, 4 busy programs on
+2 cores) got a few percent of a core, and a bot computing for a 100 ms limit reached
+its wall backstop with 112 ms of CPU used."""
 REFEREE_FACTOR = 10
 """The referee's own leaf weighs this many times the bots' parent (a nice-0 task's
 weight, the default): the referee and its clock get their core ahead of the bots, and
@@ -114,8 +120,8 @@ def bots_weight(version: int, referee_in_leaf: bool) -> int:
     """The bots' parent's weight: the default (a nice-0 task's) where the referee has a
     leaf of its own weighing REFEREE_FACTOR times that; else the referee's own, its
     nice value's (on v2 in cpu.weight's units, where 100 counts as 1024)."""
-    if referee_in_leaf:
-        return V2_DEFAULT_WEIGHT if version == 2 else V1_NICE_0
+    if referee_in_leaf:  # the machine's share of a process per core: bots are not starved by other work
+        return (V2_DEFAULT_WEIGHT if version == 2 else V1_NICE_0) * BOT_CORES
     if version == 2:
         return min(10_000, max(1, round(nice_weight() * V2_DEFAULT_WEIGHT / V1_NICE_0)))
     return min(262_144, max(2, nice_weight()))
