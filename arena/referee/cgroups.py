@@ -4,7 +4,7 @@ is counted, and hitting a limit can be told apart from a crash.
 
 The referee gets the CPU ahead of the bots it times. All the bots of one arena process
 share one parent group, `arena-PID-bots`, made with the first bot under the arena's own
-group (of each controller on v1) at the default CPU weight, and the arena moves itself
+group (of each controller on v1), and the arena moves itself
 into a leaf of its own beside it, `arena-PID-referee`, weighing REFEREE_FACTOR nice-0
 tasks against the bots' BOT_CORES: however many games run at once, the referee outweighs
 the bots together
