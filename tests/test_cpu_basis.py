@@ -309,3 +309,25 @@ def test_a_python_bot_plans_on_the_clock_the_referee_charges() -> None:
     bot.run(choose, "probe", stdin=io.StringIO("".join(json.dumps(m) + "\n" for m in lines)), stdout=io.StringIO())
     (cpu_basis, cpu_took), (wall_basis, wall_took) = seen
     assert cpu_basis and cpu_took < 0.02 and not wall_basis and wall_took >= 0.05
+
+
+def test_the_processes_counted_without_a_cgroup_are_bounded_and_none_outlive_the_tree() -> None:
+    """The referee holds a descriptor per counted process: at most MAX_COUNTED of them,
+    and those a walk found for a tree killed meanwhile are closed, not kept."""
+    from arena.referee.reaper import process_reaper
+
+    tree = proctree.ProcessTree(Limits(), process_reaper())
+    opened = {n: os.open("/dev/null", os.O_RDONLY) for n in range(proctree.MAX_COUNTED + 5)}
+    tree.count(opened)
+    assert len(tree._stat_fds) == proctree.MAX_COUNTED
+    kept = set(tree._stat_fds.values())
+    for fd in set(opened.values()) - kept:
+        with pytest.raises(OSError):
+            os.fstat(fd)
+    tree._buried = True
+    late = os.open("/dev/null", os.O_RDONLY)
+    tree.count({10_000: late})
+    with pytest.raises(OSError):
+        os.fstat(late)
+    for fd in kept:
+        os.close(fd)

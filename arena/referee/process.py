@@ -209,7 +209,7 @@ class BotProcess(PipeChannel):
         """Count the processes the bot started since (a walk of /proc off the event
         loop; nothing to do where a cgroup counts the tree)."""
         if self.tree.cgroup is None and self.running:
-            await trio.to_thread.run_sync(self.tree.count_tree, self.sandboxed)
+            self.tree.count(await trio.to_thread.run_sync(self.tree.find_in_tree, self.sandboxed))
 
     def limits_hit(self) -> tuple[bool, bool]:
         """Whether the bot's tree hit its memory limit, and its process limit."""

@@ -42,6 +42,21 @@ a browser), so its wall-clock time depends on that load even more; another reaso
 the CPU basis (`--time-basis cpu`) on a machine that does other work."""
 
 
+MAX_COUNTED = 64
+"""Most processes of one bot whose CPU time is read where no cgroup counts the tree
+(each a descriptor held by the referee and a read every answer): a bot that starts more
+is counted for the rest once they end, through their parents."""
+
+
+def _open_stats(pids: Iterable[int]) -> dict[int, int]:
+    """Each pid's /proc/PID/stat, opened (a process already gone is left out)."""
+    opened = {}
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            opened[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    return opened
+
+
 def _child_setup(limits: Limits, cgroup: BotCgroup | None, command: BotCommand) -> Callable[[], None]:
     """Runs in the child between fork and exec: die with the referee, join the bot's
     cgroup (so every process it starts is counted), take its table's cores (`--affinity`),
@@ -89,7 +104,7 @@ class ProcessTree:
         self.pidfd = -1
         self._stat_fds: dict[int, int] = {}
         """The processes whose CPU time counts where no cgroup does: pid to an open
-        /proc/PID/stat (the tree's root, its program, what `count_tree` found)."""
+        /proc/PID/stat (the tree's root, its program, what `find_in_tree` found)."""
         self._cpu_floor = 0.0
         """The most CPU time read so far (a reaped process's time moves to its parent's,
         which may not be open yet: the count never goes back)."""
@@ -171,13 +186,13 @@ class ProcessTree:
         """CPU time the bot has used: its whole tree through its cgroup, else through
         /proc the processes known to be its: the tree's root (in a sandbox the init
         bubblewrap started, whose reaped orphans count with it), its program, and what
-        `count_tree` found since; each with its own reaped children."""
+        `find_in_tree` found since; each with its own reaped children."""
         if self.cgroup is not None:
             return self.cgroup.cpu_seconds()
         if self.proc is None or self._buried:
             return None
         if not self._stat_fds:
-            self._open_stats(self._roots(sandboxed))
+            self._stat_fds = _open_stats(self._roots(sandboxed))
             if not self._stat_fds:
                 return None
         ticks = 0
@@ -191,19 +206,25 @@ class ProcessTree:
         self._cpu_floor = max(self._cpu_floor, ticks / CLOCK_TICKS)
         return self._cpu_floor
 
-    def count_tree(self, sandboxed: bool) -> None:
-        """Find the processes the bot started since (blocking, a walk of /proc: call it
-        from a worker thread), so that their CPU time counts before they end."""
+    def find_in_tree(self, sandboxed: bool) -> dict[int, int]:
+        """The processes the bot started since, each with its /proc/PID/stat open
+        (blocking, a walk of /proc: call it from a worker thread, then hand the result
+        to `count` on the loop); at most MAX_COUNTED in all."""
         if self.cgroup is not None or self.proc is None or self._buried:
-            return
+            return {}
         roots = self._roots(sandboxed)
-        found = [*roots, *(procfs.descendants(roots[0], most=procfs.MAX_PIDS) if roots else [])]
-        self._open_stats(pid for pid in found if pid not in self._stat_fds)
+        room = MAX_COUNTED - len(self._stat_fds)
+        found = [*roots, *(procfs.descendants(roots[0], most=MAX_COUNTED) if roots else [])]
+        return _open_stats([pid for pid in found if pid not in self._stat_fds][:max(0, room)])
 
-    def _open_stats(self, pids: Iterable[int]) -> None:
-        for pid in pids:
-            with contextlib.suppress(OSError):
-                self._stat_fds[pid] = os.open(f"/proc/{pid}/stat", os.O_RDONLY)
+    def count(self, found: dict[int, int]) -> None:
+        """Count from now on the processes `find_in_tree` found (on the loop, so a tree
+        killed meanwhile gets none of them: their descriptors are closed)."""
+        for pid, fd in found.items():
+            if self._buried or pid in self._stat_fds or len(self._stat_fds) >= MAX_COUNTED:
+                os.close(fd)
+            else:
+                self._stat_fds[pid] = fd
 
     def _roots(self, sandboxed: bool) -> list[int]:
         """The tree's root and program: in a sandbox bubblewrap's init and the program

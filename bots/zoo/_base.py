@@ -38,9 +38,10 @@ def answer(message: dict[str, object], rng: random.Random) -> None:
     send({"type": "action", "action": rng.choice(legal)})
 
 
-def play(misbehave: Callable[[dict[str, object]], bool], name: str) -> None:
-    """Serve the protocol; at the ZOO_PLY-th request call `misbehave`, which returns
-    True when it has answered (or never returns)."""
+def play(misbehave: Callable[[dict[str, object]], bool], name: str, every: bool = False) -> None:
+    """Serve the protocol; at the ZOO_PLY-th request (with `every`, that and every
+    later one) call `misbehave`, which returns True when it has answered (or never
+    returns)."""
     rng = random.Random(1)
     requests = 0
     for line in sys.stdin.buffer:
@@ -50,7 +51,7 @@ def play(misbehave: Callable[[dict[str, object]], bool], name: str) -> None:
             send({"type": "ready", "name": name, "observation": False})
         elif kind == "request":
             requests += 1
-            if requests == ZOO_PLY and misbehave(message):
+            if (requests == ZOO_PLY or every and requests > ZOO_PLY) and misbehave(message):
                 continue
             answer(message, rng)
         elif kind == "quit":

@@ -6,14 +6,12 @@ as ZOO_USE says before answering, for the CPU basis's tests:
 - child: starts a child process that computes while the bot itself waits for it, so
   only the child's CPU time can make it a time-out (counted by the bot's cgroup, or
   where there is none, found by the referee's walk of the bot's processes)."""
-import json
 import os
-import random
 import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-from bots.zoo._base import ZOO_PLY, ZOO_SECONDS, answer, send  # noqa: E402
+from bots.zoo._base import ZOO_SECONDS, play  # noqa: E402
 
 USE = os.environ.get("ZOO_USE", "sleep")
 
@@ -24,7 +22,7 @@ def spin(seconds: float) -> None:
         sum(range(1000))
 
 
-def use_time() -> None:
+def use_time(message: dict[str, object]) -> bool:
     if USE == "spin":
         spin(ZOO_SECONDS)
     elif USE == "child":
@@ -35,23 +33,7 @@ def use_time() -> None:
         os.waitpid(pid, 0)
     else:
         time.sleep(ZOO_SECONDS)
+    return False
 
 
-def main() -> None:
-    rng = random.Random(1)
-    requests = 0
-    for line in sys.stdin.buffer:
-        message = json.loads(line)
-        kind = message.get("type")
-        if kind == "hello":
-            send({"type": "ready", "name": "zoo-cpu-user", "observation": False})
-        elif kind == "request":
-            requests += 1
-            if requests >= ZOO_PLY:
-                use_time()
-            answer(message, rng)
-        elif kind == "quit":
-            return
-
-
-main()
+play(use_time, "zoo-cpu-user", every=True)
