@@ -12,32 +12,31 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.lazy import lazy_names
-
-__version__ = "0.1.0"
+from arena.version import __version__
 
 _WHERE = {
-    "play": "arena.api",
-    "play_async": "arena.api",
-    "match": "arena.api",
-    "match_async": "arena.api",
-    "Bot": "arena.simplebot",
-    "SimpleBot": "arena.simplebot",
+    "play": "arena.session.api",
+    "play_async": "arena.session.api",
+    "match": "arena.session.api",
+    "match_async": "arena.session.api",
+    "Bot": "arena.session.simplebot",
+    "SimpleBot": "arena.session.simplebot",
     "Answer": "arena.referee.decision",
     "MatchResult": "arena.referee.match",
-    "PairedResult": "arena.paired_match",
+    "PairedResult": "arena.session.paired",
     "GameOutcome": "arena.referee.outcome",
-    "SeatFault": "arena.referee.faults",
-    "BotFault": "arena.referee.faults",
+    "SeatFault": "arena.process.faults",
+    "BotFault": "arena.process.faults",
     "Termination": "arena.termination",
     "GameRecord": "arena.records.record",
     "Ply": "arena.records.record",
-    "BotSpec": "arena.referee.spec",
-    "Limits": "arena.referee.spec",
-    "TimeControl": "arena.referee.timecontrol",
+    "BotSpec": "arena.process.spec",
+    "Limits": "arena.process.spec",
+    "TimeControl": "arena.timecontrol",
     "Timing": "arena.referee.player",
     "SprtParameters": "arena.stats.sprt",
     "ArenaError": "arena.errors",
-    "SetupError": "arena.match_setup",
+    "SetupError": "arena.session.setup",
     "Game": "arena.games.base",
     "State": "arena.games.base",
     "GameError": "arena.games.base",
@@ -58,22 +57,22 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from arena.api import match, match_async, play, play_async
     from arena.errors import ArenaError
     from arena.games.base import Game, GameError, IllegalAction, State
-    from arena.match_setup import SetupError
-    from arena.paired_match import PairedResult
+    from arena.process.faults import BotFault, SeatFault
+    from arena.process.spec import BotSpec, Limits
     from arena.records.record import GameRecord, Ply
     from arena.referee.decision import Answer
-    from arena.referee.faults import BotFault, SeatFault
     from arena.referee.match import MatchResult
     from arena.referee.outcome import GameOutcome
     from arena.referee.player import Timing
-    from arena.referee.spec import BotSpec, Limits
-    from arena.referee.timecontrol import TimeControl
-    from arena.simplebot import Bot, SimpleBot
+    from arena.session.api import match, match_async, play, play_async
+    from arena.session.paired import PairedResult
+    from arena.session.setup import SetupError
+    from arena.session.simplebot import Bot, SimpleBot
     from arena.stats.sprt import SprtParameters
     from arena.termination import Termination
+    from arena.timecontrol import TimeControl
 
 
 __getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)

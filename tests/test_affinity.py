@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-import arena.referee.proctree as proctree
+import arena.process.proctree as proctree
 from arena.cli import app
 from arena.league.config import default_concurrency
-from arena.referee.cgroups import cgroup_support
-from arena.referee.proctree import BOT_NICENESS
-from arena.scheduling import CoreSlots, allowed_cores, concurrency_refusal, core_slots
+from arena.process.cgroups import cgroup_support
+from arena.process.proctree import BOT_NICENESS
+from arena.referee.scheduling import CoreSlots, allowed_cores, concurrency_refusal, core_slots
 
 runner = CliRunner()
 CORES = len(allowed_cores())

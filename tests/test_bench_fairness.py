@@ -5,8 +5,8 @@ sleep, by seat and seating, with time-outs counted apart (the timing itself belo
 from __future__ import annotations
 
 from arena.bench.fairness import SLEEPS_MS, Charged, _tally
+from arena.process.faults import SeatFault
 from arena.records.record import GameRecord, Ply
-from arena.referee.faults import SeatFault
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
 from arena.termination import Termination

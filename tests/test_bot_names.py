@@ -9,7 +9,7 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.referee.botnames import BotNameError, names_help, resolve_bot
+from arena.process.botnames import BotNameError, names_help, resolve_bot
 
 runner = CliRunner()
 

@@ -11,13 +11,13 @@ import pytest
 import trio
 
 from arena.games import get_game
+from arena.process.bot_process import processes_in_group
+from arena.process.botnames import BotNameError, resolve_bot
+from arena.process.spec import BotSpec
 from arena.records.replay import verify
-from arena.referee.botnames import BotNameError, resolve_bot
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
-from arena.referee.process import processes_in_group
-from arena.referee.spec import BotSpec
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 

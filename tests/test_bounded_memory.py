@@ -11,12 +11,12 @@ from pathlib import Path
 import trio
 
 from arena.games import get_game
+from arena.process.botnames import resolve_bot
+from arena.process.stderr_log import StderrLog
 from arena.records.record import info_text
 from arena.records.replay import verify
-from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.stderr_log import StderrLog
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from protocol.codec import INFO_CAP, READY_TEXT_CAP, cut_info, decode_bot
 from protocol.messages import Action, Info, Ready
 

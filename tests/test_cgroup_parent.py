@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import cgroups
-from arena.referee.cgroups import (
+from arena.process import cgroups
+from arena.process.cgroups import (
     BOT_CORES,
     REFEREE_FACTOR,
     BotCgroup,
@@ -104,7 +104,7 @@ def arena_process(code: str) -> list[Path]:
 def test_the_bots_parent_and_the_referees_leaf_are_removed_when_the_arena_exits() -> None:
     v1_support()
     parents = arena_process("""
-        from arena.referee.cgroups import BotCgroup, cgroup_support, referee_leaf_name
+        from arena.process.cgroups import BotCgroup, cgroup_support, referee_leaf_name
         support = cgroup_support()
         BotCgroup(support, 64 << 20, 8).remove()
         print(*support.parents.values())
@@ -118,7 +118,7 @@ def test_a_killed_arenas_parent_is_swept_after_the_bots_groups_in_it() -> None:
     v1_support()
     parents = arena_process("""
         import os
-        from arena.referee.cgroups import BotCgroup, cgroup_support
+        from arena.process.cgroups import BotCgroup, cgroup_support
         support = cgroup_support()
         group = BotCgroup(support, 64 << 20, 8)
         print(*support.parents.values(), flush=True)

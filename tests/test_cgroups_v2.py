@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.referee.cgroups import CPU_PERIOD_US, BotCgroup, CgroupSupport, _v2_problem
+from arena.process.cgroups import CPU_PERIOD_US, BotCgroup, CgroupSupport, _v2_problem
 
 
 def v2_parent(tmp_path: Path, controllers: str = "cpu memory pids", enabled: str = "") -> Path:

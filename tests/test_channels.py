@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.sandbox import probe
+from arena.process.sandbox import probe
 
 ROOT = Path(__file__).resolve().parent.parent
 needs_sandbox = pytest.mark.skipif(not probe().sandbox and os.environ.get("CI") != "true",

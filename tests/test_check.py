@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.conformance import Checker, Report
 from arena.games import get_game
-from arena.referee.botnames import resolve_bot
+from arena.process.botnames import resolve_bot
+from arena.process.spec import BotSpec, Limits
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.session.check import Checker, Report
+from arena.timecontrol import TimeControl
 
 ZOO = {
     "bad_utf8": "valid-lines", "child_keeps_pipes": "stays-up", "close_stdin": "stays-up",

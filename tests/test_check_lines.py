@@ -7,11 +7,11 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from arena.conformance import Checker, Report
 from arena.games import get_game
+from arena.process.spec import BotSpec, Limits
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.session.check import Checker, Report
+from arena.timecontrol import TimeControl
 
 BOT = Path(__file__).parent / "newcomer_bot.py"
 

@@ -175,8 +175,8 @@ def test_replay_draws_one_level_of_a_blox_game_and_refuses_levels_elsewhere(tmp_
 
 def test_bench_referee_run_counts_the_decisions_of_its_games() -> None:
     from arena.bench.referee import referee_run
-    from arena.referee.botnames import resolve_bot
-    from arena.referee.spec import Limits
+    from arena.process.botnames import resolve_bot
+    from arena.process.spec import Limits
 
     bot = resolve_bot("random", "btt")
     run = referee_run([bot, bot], 2, 2, Limits(sandbox=False))

@@ -24,10 +24,10 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.cluster.executor import ClusterError, DaskExecutor
+from arena.process.bot_process import process_table
+from arena.process.sandbox import find_bwrap
 from arena.records.files import read_record_file
 from arena.records.writer import write_record
-from arena.referee.process import process_table
-from arena.referee.sandbox import find_bwrap
 from tests.helpers.deal_memory import remembered, shared, timed_league
 
 FIRST = """

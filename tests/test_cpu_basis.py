@@ -19,18 +19,18 @@ import pytest
 import trio
 import trio.testing
 
-import arena.referee.proctree as proctree
+import arena.process.proctree as proctree
 from arena.games import get_game
+from arena.process.botnames import resolve_bot
+from arena.process.cgroups import cgroup_support
+from arena.process.channel import FakeBot, FakeBotIO, Launch, LineChannel, MemoryChannel
+from arena.process.spec import BotSpec, Limits
 from arena.records.replay import verify
-from arena.referee.botnames import resolve_bot
-from arena.referee.cgroups import cgroup_support
-from arena.referee.channel import FakeBot, FakeBotIO, Launch, LineChannel, MemoryChannel
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl, TimeControlError, parse_basis
-from arena.rerun import time_controls
+from arena.session.rerun import time_controls
 from arena.termination import Termination
+from arena.timecontrol import TimeControl, TimeControlError, parse_basis
 
 CPU = TimeControl(per_move_s=0.1, basis="cpu")
 WALL = TimeControl(per_move_s=0.1)
@@ -273,7 +273,7 @@ def test_a_real_bot_computing_past_its_limit_times_out_on_its_cpu_time(
 def test_no_process_of_a_timed_out_bot_is_left() -> None:
     before = set(os.listdir("/proc"))
     real_match("child", 30.0, TimeControl(per_move_s=0.1, basis="cpu"))
-    from arena.referee.reaper import process_reaper
+    from arena.process.reaper import process_reaper
     trio.run(process_reaper().settle, [])
     for pid in set(os.listdir("/proc")) - before:
         if pid.isdigit():
@@ -314,7 +314,7 @@ def test_a_python_bot_plans_on_the_clock_the_referee_charges() -> None:
 def test_the_processes_counted_without_a_cgroup_are_bounded_and_none_outlive_the_tree() -> None:
     """The referee holds a descriptor per counted process: at most MAX_COUNTED of them,
     and those a walk found for a tree killed meanwhile are closed, not kept."""
-    from arena.referee.reaper import process_reaper
+    from arena.process.reaper import process_reaper
 
     tree = proctree.ProcessTree(Limits(), process_reaper())
     opened = {n: os.open("/dev/null", os.O_RDONLY) for n in range(proctree.MAX_COUNTED + 5)}

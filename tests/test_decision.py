@@ -13,15 +13,15 @@ import trio
 import trio.testing
 
 from arena.games import get_game
+from arena.process.channel import FakeBot, FakeBotIO, memory_launcher
+from arena.process.spec import BotSpec
 from arena.records.record import Ply
 from arena.records.replay import verify
 from arena.records.writer import write_record
-from arena.referee.channel import FakeBot, FakeBotIO, memory_launcher
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec
-from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 from protocol.messages import Info
 
 Think = Callable[[dict[str, Any], int], Awaitable[dict[str, Any] | bytes | None]]
@@ -109,9 +109,9 @@ def test_a_request_without_an_answer_is_noticed_within_its_slack_after_the_deadl
     the slack after a request's own deadline (cheaper than a scope per request): a bot
     that never answers is faulted after its limit plus grace, and at most the slack
     (a tenth of a 0.2 s limit) later."""
+    from arena.process.spec import Limits
     from arena.referee.decision import Decisions
     from arena.referee.player import BotPlayer
-    from arena.referee.spec import Limits
     from protocol.messages import Clock, Request
 
     faulted: list[tuple[int, str, float]] = []
@@ -223,9 +223,9 @@ def test_a_ready_that_never_comes_is_a_startup_timeout_at_start_up() -> None:
 
 
 def test_a_bot_named_by_its_command_is_shown_by_the_name_it_gives() -> None:
+    from arena.process.spec import Limits
     from arena.referee.match import adopt_ready_names
     from arena.referee.player import BotPlayer
-    from arena.referee.spec import Limits
     from protocol.messages import Ready
 
     players = [BotPlayer(BotSpec(name, ["x"], named=named), None, Limits(), Timing())

@@ -24,11 +24,11 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.process import proctree
+from arena.process.botnames import resolve_bot
+from arena.process.cgroups import CgroupSupport, cgroup_support
+from arena.process.spec import BotSpec, Limits
 from arena.records.files import read_record_file
-from arena.referee import proctree
-from arena.referee.botnames import resolve_bot
-from arena.referee.cgroups import CgroupSupport, cgroup_support
-from arena.referee.spec import BotSpec, Limits
 from tests.helpers.escape import (
     CGROUPS_EXPECTED,
     SEATINGS,

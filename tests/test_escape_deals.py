@@ -26,13 +26,13 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import get_game
+from arena.process import view
+from arena.process.botnames import resolve_bot
+from arena.process.spec import BotSpec, Limits
 from arena.records.files import read_record_file
-from arena.referee import view
-from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from tests.helpers.deal_memory import RECORDER, Memory, recorder, remembered, stored_games
 from tests.helpers.escape import attack_report, skip_without_sandbox
 

@@ -17,9 +17,9 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
-from arena.referee import botfolder
-from arena.referee.botnames import resolve_bot
-from arena.referee.spec import BotSpec
+from arena.process import botfolder, folder_checks
+from arena.process.botnames import resolve_bot
+from arena.process.spec import BotSpec
 from tests.helpers.escape import assert_game_sound, attack_report, honest, play, skip_without_sandbox
 
 runner = CliRunner()
@@ -93,7 +93,7 @@ def test_a_file_written_into_its_folder_after_its_start_never_appears(tmp_path: 
     folder = cheat_folder(tmp_path)
     cheat = BotSpec("cheat", [sys.executable, str(folder / "escape.py")], str(folder),
                     {"ZOO_ATTACK": "read", "ZOO_TARGET": str(folder / "later.txt")})
-    from arena.referee import process
+    from arena.process import bot_process as process
 
     real = process.BotProcess.attach
 
@@ -187,7 +187,7 @@ def test_a_bot_failing_on_a_hidden_path_is_told_which_and_how_to_allow_it(tmp_pa
 def test_the_private_copy_keeps_no_set_user_id_bit(tmp_path: Path) -> None:
     """The arena copies a bot's folder as its own user: root's copy of a bot's
     set-user-ID program would be a set-user-ID root program on the host."""
-    from arena.referee.botfolder import private_copy
+    from arena.process.botfolder import private_copy
 
     folder = tmp_path / "bot"
     folder.mkdir()
@@ -264,7 +264,7 @@ def test_a_folder_with_too_many_masks_is_the_bots_fault_or_refused(tmp_path: Pat
     assert "folder of its own" in output and "Traceback" not in output, output
     with pytest.raises(botfolder.BotFolderError, match="bot cheat: .* more than 20 files"):
         play([spec, honest()], tmp_path / "refused")
-    monkeypatch.setattr(botfolder, "check_uncopied", lambda name, folder: None)  # as if it grew after the check
+    monkeypatch.setattr(folder_checks, "check_uncopied", lambda name, folder: None)  # as if it grew after the check
     result = play([spec, honest()], tmp_path / "logs")
     assert_game_sound(result, "startup-failure")
     assert result.outcomes[0].faults[0].seat == 0

@@ -20,11 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import process, view
-from arena.referee.botnames import resolve_bot
+from arena.process import bot_process as process
+from arena.process import view
+from arena.process.botnames import resolve_bot
+from arena.process.sandbox import probe
+from arena.process.spec import BotSpec
 from arena.referee.match import MatchResult
-from arena.referee.sandbox import probe
-from arena.referee.spec import BotSpec
 from tests.helpers.escape import assert_game_sound, attack_report, play, skip_without_sandbox
 
 skip_without_sandbox()

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.sandbox import RUN_AS, probe
-from arena.referee.spec import Limits
-from arena.referee.toolchain import SYSTEM_PATH
+from arena.process.sandbox import RUN_AS, probe
+from arena.process.spec import Limits
+from arena.process.toolchain import SYSTEM_PATH
 from tests.helpers.escape import SEATINGS, assert_game_sound, attack_report, escape, honest, play, skip_without_sandbox
 from tests.helpers.processes import processes_with
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import toolchain
-from arena.referee.toolchain import resolve
+from arena.process import toolchain
+from arena.process.toolchain import resolve
 from tests.helpers.escape import assert_game_sound, honest, play, skip_without_sandbox
 
 EVIL = """#!/bin/sh
@@ -107,7 +107,7 @@ def test_a_fake_shim_bot_plays_sandboxed_and_its_manager_runs_only_there(tmp_pat
     executable(bot / "evil", EVIL.format(marker=ran))
     executable(bot / "run", '#!/bin/sh\nexec "./evil" exec "$program" "$@"\n')
     monkeypatch.chdir(bot)
-    from arena.referee.botnames import resolve_bot
+    from arena.process.botnames import resolve_bot
 
     result = play([resolve_bot("./run", "btt"), honest()], tmp_path / "logs")
     assert not ran.exists()
@@ -144,7 +144,7 @@ def test_a_shown_toolchain_folder_keeps_its_tokens_hidden(tmp_path: Path) -> Non
     for folder in (tmp_path, tmp_path / "home", cargo, cargo / "bin"):
         folder.chmod(0o755)  # readable by the sandbox's user, as a home's toolchain is
     program = executable(cargo / "bin" / "reader", READER)
-    from arena.referee.botnames import resolve_bot
+    from arena.process.botnames import resolve_bot
 
     bot = resolve_bot(str(program), "btt")
     bot.env["TOKENS"] = str(tokens)

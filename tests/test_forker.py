@@ -9,9 +9,9 @@ import trio
 import trio._core._thread_cache as thread_cache
 
 from arena.games import get_game
-from arena.referee.botnames import resolve_bot
+from arena.process.botnames import resolve_bot
 from arena.referee.match import MatchConfig, play_match
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 
 def test_a_bot_lives_on_after_the_worker_threads_that_started_it_end(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -20,12 +20,12 @@ from arena.league.config import LeagueFileError, load_league
 from arena.league.deal_locks import unit_deals
 from arena.league.runner import open_league
 from arena.league.schedule import ScheduledGame, build_schedule, work_units
-from arena.paired_match import pair_plans
 from arena.records.files import read_record_file
 from arena.records.record import GameRecord
 from arena.referee.match import MatchConfig, planned_games
 from arena.referee.openings import Opening
-from arena.rerun import chance_mismatch
+from arena.session.paired import pair_plans
+from arena.session.rerun import chance_mismatch
 from tests.test_league_deal_locks import NotingBots, dispatch, run_fake_league
 
 runner = CliRunner()

@@ -220,10 +220,10 @@ def test_a_bot_sending_a_hostile_action_loses_by_illegal_action_and_the_game_is_
     """Through the real referee: the attacker's game is scored, the attacker last."""
     import trio
 
-    from arena.referee.botnames import resolve_bot
+    from arena.process.botnames import resolve_bot
     from arena.referee.match import MatchConfig, play_match
-    from arena.referee.timecontrol import TimeControl
     from arena.termination import Termination
+    from arena.timecontrol import TimeControl
 
     attacker = resolve_bot("zoo/illegal", game_id)
     attacker.env.update({"ZOO_PLY": "1", "ZOO_ACTION": HOSTILE_FIRST_ACTIONS[game_id]})

@@ -18,15 +18,15 @@ from arena.cli import app
 from arena.games import GAMES, get_game
 from arena.games.base import IllegalAction
 from arena.games.btt import BTT, BTTState
+from arena.process.bot_process import processes_in_group
+from arena.process.botnames import resolve_bot
+from arena.process.spec import BotSpec
 from arena.records.files import read_record_file
 from arena.records.replay import state_at, verify
 from arena.records.writer import write_record
-from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.process import processes_in_group
-from arena.referee.spec import BotSpec
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 HOSTILE = [
     ("bad_utf8", {}, "malformed", "not UTF-8 text: byte 0xff"),

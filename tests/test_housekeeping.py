@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena.referee import procfs
-from arena.referee.reaper import Burial, Reaper
-from arena.referee.scratch import MAX_DEPTH, Budget, Scratch, empty_folder, remove_tree
+from arena.process import procfs
+from arena.process.reaper import Burial, Reaper
+from arena.process.scratch import MAX_DEPTH, Budget, Scratch, empty_folder, remove_tree
 
 
 @pytest.fixture

@@ -31,9 +31,9 @@ from arena.league.deal_locks import Dispatcher, unit_deals
 from arena.league.executor import GameSink, Job, LocalExecutor
 from arena.league.runner import LeagueRunner, open_league
 from arena.league.schedule import ScheduledGame, build_schedule, cycle_span, work_units
-from arena.paired_match import deal
+from arena.process.channel import FakeBotIO, Launch, Launcher, LineChannel, MemoryChannel
 from arena.records.files import read_record_file
-from arena.referee.channel import FakeBotIO, Launch, Launcher, LineChannel, MemoryChannel
+from arena.session.paired import deal
 from tests.helpers.deal_memory import Memory, Sharing, remembered, shared, timed_league
 
 # ---- the dispatcher alone ------------------------------------------------------------------

@@ -19,8 +19,8 @@ from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
 from arena.league.runner import LeagueProgress, open_league
-from arena.league.session import league_standings
 from arena.records.files import read_record_file
+from arena.session.league import league_standings
 from arena.web.live import LeagueResults
 
 runner = CliRunner()

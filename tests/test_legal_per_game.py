@@ -12,13 +12,13 @@ from pathlib import Path
 
 import trio
 
-from arena.conformance import WITH_LISTS, Checker
 from arena.games import get_game
-from arena.referee.botnames import resolve_bot
+from arena.process.botnames import resolve_bot
+from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import FEATURES, Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.session.check import WITH_LISTS, Checker
+from arena.timecontrol import TimeControl
 
 BOT = Path(__file__).parent / "newcomer_bot.py"
 PLAIN = Limits(memory_bytes=512 << 20, sandbox=False)

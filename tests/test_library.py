@@ -16,9 +16,9 @@ import arena
 from arena import records
 from arena.games import get
 from arena.games.base import State
-from arena.referee.botnames import resolve_bot
-from arena.referee.process import processes_in_group
-from arena.referee.sandbox import probe
+from arena.process.bot_process import processes_in_group
+from arena.process.botnames import resolve_bot
+from arena.process.sandbox import probe
 
 PACKAGES = ("arena", "arena.games", "arena.records", "arena.stats")
 

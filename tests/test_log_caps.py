@@ -21,13 +21,13 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.games import get_game
+from arena.process.botnames import resolve_bot
+from arena.process.spec import BotSpec, Limits
+from arena.process.stderr_log import StderrLog
 from arena.referee import traffic
-from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.stderr_log import StderrLog
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from tests.helpers.deal_memory import stored_games
 
 GAME = get_game("the-tree")

@@ -9,8 +9,8 @@ from pathlib import Path
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.process.bot_process import telling_lines
 from arena.records.files import read_record_file
-from arena.referee.process import telling_lines
 
 runner = CliRunner()
 

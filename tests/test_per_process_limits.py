@@ -16,15 +16,15 @@ from pathlib import Path
 import pytest
 import trio
 
-import arena.referee.proctree as proctree
+import arena.process.proctree as proctree
 from arena.games import get_game
-from arena.referee.botnames import resolve_bot
-from arena.referee.cgroups import cgroup_support
+from arena.process.botnames import resolve_bot
+from arena.process.cgroups import cgroup_support
+from arena.process.sandbox import RUN_AS, probe
+from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.sandbox import RUN_AS, probe
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import Basis, TimeControl
+from arena.timecontrol import Basis, TimeControl
 
 HOLDER = 'for i in $(seq 40); do sleep 120 & done; echo ready; wait'
 

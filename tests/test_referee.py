@@ -14,15 +14,15 @@ import pytest
 import trio
 
 from arena.games import get_game
+from arena.process.bot_process import process_table, processes_in_group
+from arena.process.botnames import resolve_bot
+from arena.process.cgroups import cgroup_support
+from arena.process.spec import BotSpec, Limits
 from arena.records.record import Ply
 from arena.records.replay import state_at, verify
-from arena.referee.botnames import resolve_bot
-from arena.referee.cgroups import cgroup_support
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.process import process_table, processes_in_group
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from tests.helpers.escape import CGROUPS_EXPECTED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -109,7 +109,7 @@ def test_where_no_cgroup_holds_a_bot_its_setsid_children_die_with_it(tmp_path: P
     import dataclasses
     import uuid
 
-    import arena.referee.proctree as proctree
+    import arena.process.proctree as proctree
     from tests.helpers.processes import processes_with
 
     no_cgroups = dataclasses.replace(cgroup_support(), version=0)

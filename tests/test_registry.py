@@ -13,8 +13,8 @@ from arena.cli import app
 from arena.games import get_game
 from arena.league.config import load_league
 from arena.league.registry import RegistryError, load_registry
+from arena.process.spec import Limits
 from arena.records.files import read_record_file
-from arena.referee.spec import Limits
 from tests.helpers.scripts import first_legal_bot
 
 runner = CliRunner()

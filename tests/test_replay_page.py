@@ -17,8 +17,8 @@ from arena.games import CHANCE, GAMES, TERMINAL, get_game
 from arena.records.files import append_record
 from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.referee.outcome import GameSetup, game_tags
-from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 from arena.web.replay import replay_page
 from tests.helpers.games import random_game_record
 

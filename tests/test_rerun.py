@@ -15,7 +15,7 @@ from arena.records.files import read_record_file
 from arena.records.replay import verify
 from arena.records.writer import write_records
 from arena.referee.seeds import cycle_seed
-from arena.rerun import chance_mismatch, game_seed
+from arena.session.rerun import chance_mismatch, game_seed
 
 runner = CliRunner()
 SEEDED = f"{sys.executable} {Path(__file__).parent / 'newcomer_bot.py'} seeded"

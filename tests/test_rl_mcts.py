@@ -16,7 +16,7 @@ import pytest
 pyspiel = pytest.importorskip("pyspiel", reason="needs the rl extra: pip install -e '.[rl]'")
 
 from arena.games import CHANCE, get_game  # noqa: E402
-from arena.referee.botnames import BotNameError, resolve_bot  # noqa: E402
+from arena.process.botnames import BotNameError, resolve_bot  # noqa: E402
 from arena.rl import openspiel  # noqa: E402
 from arena.rl.search import Searcher, principal  # noqa: E402
 

@@ -14,11 +14,11 @@ from typer.testing import CliRunner
 
 from arena.cli import app
 from arena.league.config import load_league
+from arena.process.cgroups import cgroup_support
+from arena.process.sandbox import probe
 from arena.records.files import read_record_file
 from arena.records.reader import read_records
 from arena.records.writer import write_record
-from arena.referee.cgroups import cgroup_support
-from arena.referee.sandbox import probe
 from tests.helpers.scripts import first_legal_bot
 
 runner = CliRunner()
@@ -107,7 +107,7 @@ def test_sandboxed_without_cgroups_the_cpu_time_is_the_programs_own(tmp_path: Pa
                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
     """An ordinary user without a delegated cgroup: the CPU time of each move is read
     from the program the sandbox started (not from bubblewrap, which spends none)."""
-    import arena.referee.proctree as proctree
+    import arena.process.proctree as proctree
 
     no_cgroups = dataclasses.replace(cgroup_support(), version=0)
     monkeypatch.setattr(proctree, "cgroup_support", lambda: no_cgroups)
@@ -124,7 +124,7 @@ def test_sandboxed_without_cgroups_the_cpu_time_is_the_programs_own(tmp_path: Pa
 @needs_sandbox
 def test_a_sandbox_that_cannot_be_set_up_voids_the_game_instead_of_faulting_the_bot(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.referee import sandbox
+    from arena.process import sandbox
 
     assert sandbox.probe().sandbox  # probed (and cached) as it is: this machine sandboxes bots
     real = sandbox.namespace_args
@@ -140,7 +140,7 @@ def test_a_sandbox_that_cannot_be_set_up_voids_the_game_instead_of_faulting_the_
 
 
 def test_output_inside_a_readable_folder_is_masked_once() -> None:
-    from arena.referee.view import masks
+    from arena.process.view import masks
 
     root = Path(__file__).resolve().parent.parent
     assert masks([root / "tests", root / "tests" / "test_sandbox.py", root / "README.md"], [root]) == [

@@ -26,14 +26,14 @@ from arena.league.config import BotEntry, League, LeagueFile, TimeSection, resol
 from arena.league.runner import LeagueRunner, open_league
 from arena.league.schedule import ScheduledGame
 from arena.league.store import LeagueStore
+from arena.process.botnames import resolve_bot
+from arena.process.cgroups import cgroup_support
+from arena.process.procfs import processes_in_group
+from arena.process.spec import BotSpec
 from arena.records.replay import verify
-from arena.referee.botnames import resolve_bot
-from arena.referee.cgroups import cgroup_support
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.procfs import processes_in_group
-from arena.referee.spec import BotSpec
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from tests.helpers.exclusive import apart_from_stalls
 
 SEATINGS = [2, 3]

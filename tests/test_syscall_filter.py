@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee.sandbox import probe, sandbox_command
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.syscall_filter import RULES
+from arena.process.sandbox import probe, sandbox_command
+from arena.process.spec import BotSpec, Limits
+from arena.process.syscall_filter import RULES
 from tests.helpers.escape import skip_without_sandbox
 
 skip_without_sandbox()
@@ -134,8 +134,8 @@ def test_a_java_bot_starts_and_plays_under_the_filter(tmp_path: Path) -> None:
 def test_without_libseccomp_the_arena_says_so_and_how_to_fix_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """A machine without libseccomp: bots still play in their sandbox, and both
     `arena doctor` and the first match of the process name the missing layer and the fix."""
-    from arena import match_request
-    from arena.referee import sandbox, syscall_filter
+    from arena.process import sandbox, syscall_filter
+    from arena.session import request as match_request
 
     monkeypatch.setattr(syscall_filter, "available", lambda: "libseccomp cannot be loaded (gone): install libseccomp2")
     monkeypatch.setattr(match_request, "_noted", set())

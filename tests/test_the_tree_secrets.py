@@ -25,11 +25,11 @@ import trio
 from arena.games import CHANCE, get_game
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import HAND, parse_deal, parse_placement, tile_name, tile_of
+from arena.process.spec import BotSpec, Limits
 from arena.records.record import GameRecord
 from arena.referee.match import MatchConfig, PlannedGame, play_match
 from arena.referee.seeds import rotated
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
 GAME = get_game("the-tree")

@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from arena.cli import app
 from arena.errors import ArenaError
 from arena.league.config import load_league
-from arena.match_request import MatchRequest, prepare_match
+from arena.session.request import MatchRequest, prepare_match
 
 runner = CliRunner()
 

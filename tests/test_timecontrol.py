@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.referee.timecontrol import MAX_SECONDS, SeatClocks, TimeControl, TimeControlError, parse_seconds
+from arena.timecontrol import MAX_SECONDS, SeatClocks, TimeControl, TimeControlError, parse_seconds
 
 
 @pytest.mark.parametrize(("text", "seconds"), [

@@ -12,11 +12,10 @@ import pytest
 from typer.testing import CliRunner
 
 from arena.cli import app
+from arena.process.faults import SeatFault
 from arena.records.record import GameRecord
-from arena.referee.faults import SeatFault
 from arena.referee.outcome import GameOutcome
-from arena.termination import Termination
-from arena.timeouts import (
+from arena.referee.timeouts import (
     BURST_WINDOW,
     TIME_OUT_SHARE,
     TimedGame,
@@ -26,6 +25,7 @@ from arena.timeouts import (
     termination_text,
     time_out_kind,
 )
+from arena.termination import Termination
 
 runner = CliRunner()
 

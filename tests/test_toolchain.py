@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.referee import toolchain
-from arena.referee.botnames import BOTS_DIR, resolve_bot
-from arena.referee.sandbox import probe
-from arena.referee.toolchain import SYSTEM_DIRS, resolve
+from arena.process import toolchain
+from arena.process.botnames import BOTS_DIR, resolve_bot
+from arena.process.sandbox import probe
+from arena.process.toolchain import SYSTEM_DIRS, resolve
 from tests.helpers.escape import assert_game_sound, attack_report, honest, play
 
 needs_sandbox = pytest.mark.skipif(not probe().sandbox and os.environ.get("CI") != "true",

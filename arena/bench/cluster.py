@@ -21,8 +21,8 @@ from arena.league.runner import LeagueRunner, open_league
 from arena.records.files import append_record
 from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.referee.outcome import GameSetup, game_tags
-from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 
 
 def _league(folder: Path, name: str, games: int) -> LeagueFile:

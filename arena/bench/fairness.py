@@ -28,11 +28,11 @@ import trio
 from rich.table import Table
 
 from arena.games import get_game
-from arena.referee.botnames import resolve_bot
+from arena.process.botnames import resolve_bot
+from arena.process.spec import BotSpec
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
-from arena.referee.spec import BotSpec
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 LIMIT_S = 0.1
 SLEEPS_MS = (50, 80)

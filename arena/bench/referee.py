@@ -24,15 +24,15 @@ from rich.console import Console
 from rich.table import Table
 
 from arena.games import get_game
+from arena.process.bot_process import BotProcess
+from arena.process.botnames import BOTS_DIR, resolve_bot
+from arena.process.sandbox import probe
+from arena.process.spec import BotSpec, Limits
 from arena.records.record import GameRecord
-from arena.referee.botnames import BOTS_DIR, resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.player import BotPlayer, Timing
-from arena.referee.process import BotProcess
-from arena.referee.sandbox import probe
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from protocol.codec import encode
 from protocol.messages import Clock, Event, Request
 

@@ -19,12 +19,12 @@ from pathlib import Path
 import trio
 from rich.table import Table
 
-from arena.referee.botnames import resolve_bot
+from arena.process.botnames import resolve_bot
+from arena.process.sandbox import probe, sandbox_command
+from arena.process.spec import Limits
+from arena.process.toolchain import timed_resolution
+from arena.process.view import build_view
 from arena.referee.player import BotPlayer, Timing
-from arena.referee.sandbox import probe, sandbox_command
-from arena.referee.spec import Limits
-from arena.referee.toolchain import timed_resolution
-from arena.referee.view import build_view
 
 STARTS = 7
 """Starts per start-up figure (the median is shown)."""

@@ -9,12 +9,12 @@ from typing import Annotated
 
 import typer
 
-from arena import __version__
 from arena.cli import bench, check, demo, doctor, inspect, play, records, rerun, sprt
 from arena.cli.common import console, errors
 from arena.cli.layout import ArenaGroup
 from arena.cli.league import league_app, serve_command
 from arena.cli.match import match_command
+from arena.version import __version__
 
 app = typer.Typer(
     cls=ArenaGroup,

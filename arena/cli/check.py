@@ -1,4 +1,4 @@
-"""`arena check BOT`: a conformance check of a bot (arena/conformance.py), as a table
+"""`arena check BOT`: a conformance check of a bot (arena/session/check.py), as a table
 for people or one JSON document for CI."""
 
 from __future__ import annotations
@@ -12,17 +12,17 @@ from rich.text import Text
 
 from arena.cli.common import arena_errors, console, fail, json_output, print_json, warn_isolation
 from arena.cli.options import BotsFileArg, JsonArg, NoSandboxArg, ReadOnlyArg, StartupArg, takes
-from arena.conformance import Checker, Report
 from arena.games import GAMES
 from arena.games.base import Game
 from arena.league.registry import Registry
-from arena.match_request import allow_read_only
-from arena.match_setup import SetupError, load_game, load_registry, resolve_one
-from arena.referee.botfolder import check_bots
-from arena.referee.botnames import PER_GAME
+from arena.process.botnames import PER_GAME
+from arena.process.folder_checks import check_bots
+from arena.process.spec import BotSpec, Limits
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl, TimeControlError, parse_seconds
+from arena.session.check import Checker, Report
+from arena.session.request import allow_read_only
+from arena.session.setup import SetupError, load_game, load_registry, resolve_one
+from arena.timecontrol import TimeControl, TimeControlError, parse_seconds
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,10 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.errors import ArenaError
-from arena.match_request import PreparedMatch, isolation_notes
-from arena.match_runner import ERRORS_LOG, settle_logs, void_games
+from arena.process.spec import Limits
 from arena.referee.match import MatchResult
-from arena.referee.spec import Limits
+from arena.session.request import PreparedMatch, isolation_notes
+from arena.session.runner import ERRORS_LOG, settle_logs, void_games
 
 
 def uncut(table: Table, width: int) -> Table:

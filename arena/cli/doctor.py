@@ -11,10 +11,10 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import console
-from arena.referee.botfolder import COPY_MAX_BYTES
-from arena.referee.cgroups import cgroup_support
-from arena.referee.sandbox import probe
-from arena.referee.seeds import SECRET_ENV, secret_path
+from arena.process.botfolder import COPY_MAX_BYTES
+from arena.process.cgroups import cgroup_support
+from arena.process.sandbox import probe
+from arena.process.secret import SECRET_ENV, secret_path
 
 
 def doctor_command() -> None:

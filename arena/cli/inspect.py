@@ -13,7 +13,7 @@ from arena.cli.options import OptionArg, PlayersArg, SeedArg
 from arena.games import GAMES, TERMINAL, GameError
 from arena.games.base import CHANCE, State
 from arena.games.perft import apply_actions, perft
-from arena.match_setup import load_game, new_state, parse_options
+from arena.session.setup import load_game, new_state, parse_options
 
 
 def games_command() -> None:

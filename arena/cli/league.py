@@ -16,10 +16,10 @@ from arena.cli.common import arena_errors, console, errors, fail, warn, warn_iso
 from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
-from arena.league.session import LeagueSession, league_standings
 from arena.league.standings import rich_tables, time_out_warnings, to_csv, to_json, to_markdown
-from arena.match_runner import run_sync
-from arena.scheduling import allowed_cores, concurrency_refusal
+from arena.referee.scheduling import allowed_cores, concurrency_refusal
+from arena.session.league import LeagueSession, league_standings
+from arena.session.runner import run_sync
 
 league_app = typer.Typer(
     rich_markup_mode="markdown",

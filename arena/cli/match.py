@@ -37,16 +37,16 @@ from arena.cli.options import (
 )
 from arena.cli.summary import match_document, match_table, match_time_outs, print_time_outs
 from arena.errors import ArenaError, excerpt
-from arena.match_runner import run_sync
-from arena.paired_match import PairedMatch, prepare_pairs
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
-from arena.referee.timecontrol import TimeControlError, parse_basis
-from arena.scheduling import allowed_cores, concurrency_refusal, core_slots, pinned
+from arena.referee.scheduling import allowed_cores, concurrency_refusal, core_slots, pinned
+from arena.referee.timeouts import termination_text
+from arena.session.paired import PairedMatch, prepare_pairs
+from arena.session.runner import run_sync
 from arena.stats.elo_text import MatchElo
 from arena.stats.sprt import PairStats, SprtParameters
 from arena.termination import Termination
-from arena.timeouts import termination_text
+from arena.timecontrol import TimeControlError, parse_basis
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta|model)=\S*$")
 SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s/]*$")

@@ -18,9 +18,9 @@ from typing import Annotated, Any, ClassVar, Protocol, TypeVar
 
 import typer
 
-from arena.match_request import MatchRequest
+from arena.process.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, Limits
 from arena.referee.seeds import MAX_SEED, Deals
-from arena.referee.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, Limits
+from arena.session.request import MatchRequest
 
 T = TypeVar("T")
 

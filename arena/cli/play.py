@@ -36,13 +36,13 @@ from arena.cli.options import (
 from arena.cli.summary import match_document, match_table, match_time_outs, outcome_line, print_time_outs
 from arena.errors import ArenaError
 from arena.games.base import CHANCE, State
-from arena.match_request import MatchRequest, PreparedMatch, prepare_match
-from arena.match_runner import play_prepared, run_sync
 from arena.people.launch import MARK as PERSON
 from arena.records.record import Ply
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
 from arena.render import render_state
+from arena.session.request import MatchRequest, PreparedMatch, prepare_match
+from arena.session.runner import play_prepared, run_sync
 
 if TYPE_CHECKING:
     from arena.people.web import WebPerson

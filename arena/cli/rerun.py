@@ -20,12 +20,12 @@ from arena.cli.records import nth_record
 from arena.cli.summary import outcome_line
 from arena.errors import ArenaError
 from arena.league.config import LeagueFileError, load_league
-from arena.match_runner import keeping, run_sync
-from arena.match_setup import prepare_log_dir, prepare_out_file
+from arena.process.secret import SECRET_ENV, secret_path
+from arena.process.spec import BotSpec
 from arena.referee.match import MatchResult, play_match
-from arena.referee.seeds import SECRET_ENV, secret_path
-from arena.referee.spec import BotSpec
-from arena.rerun import ChanceKey, Rerun, league_secret, prepare_rerun
+from arena.session.rerun import ChanceKey, Rerun, league_secret, prepare_rerun
+from arena.session.runner import keeping, run_sync
+from arena.session.setup import prepare_log_dir, prepare_out_file
 
 
 @dataclass(frozen=True)

@@ -12,9 +12,9 @@ from arena.games import GAMES
 from arena.games.base import Game
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
-from arena.referee.timecontrol import Basis
+from arena.referee.timeouts import TimeOutCount, count_outcomes, termination_text
 from arena.stats.tally import ResultTally
-from arena.timeouts import TimeOutCount, count_outcomes, termination_text
+from arena.timecontrol import Basis
 
 
 def _score(value: float) -> str:

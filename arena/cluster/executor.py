@@ -39,9 +39,9 @@ from arena.errors import ArenaError
 from arena.league.deal_locks import Deal, Dispatcher
 from arena.league.executor import GameSink, Job
 from arena.league.schedule import ScheduledGame
+from arena.process.botfolder import placed
+from arena.process.spec import BotSpec
 from arena.records.record import Ply
-from arena.referee.botfolder import placed
-from arena.referee.spec import BotSpec
 
 RESUBMISSIONS = 5
 """How many times the games of one job are submitted again after Dask gave up on them."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena.process.faults import SeatFault
 from arena.records.reader import read_records
 from arena.records.writer import write_record
-from arena.referee.faults import SeatFault
 from arena.referee.outcome import GameOutcome
 from arena.termination import Termination
 

@@ -24,11 +24,11 @@ from arena.errors import ArenaError
 from arena.files import extract_data
 from arena.league.executor import Job
 from arena.league.schedule import ScheduledGame
-from arena.referee.botfolder import placed
+from arena.process.botfolder import placed
+from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchConfig, PlannedGame
 from arena.referee.player import Timing
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 PYTHON = "{python}"
 FOLDER = "{folder}"

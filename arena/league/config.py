@@ -21,12 +21,13 @@ from arena.league.file import (
 )
 from arena.league.model import Anchor, League
 from arena.league.registry import Registry, RegistryError, find_registry
-from arena.referee.botnames import BotNameError, resolve_bot
+from arena.process.botnames import BotNameError, resolve_bot
+from arena.process.spec import BotSpec, LimitError, Limits, with_limits
 from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.player import Timing
+from arena.referee.scheduling import allowed_cores
 from arena.referee.seeds import MAX_SEED
-from arena.referee.spec import BotSpec, LimitError, Limits, with_limits
-from arena.referee.timecontrol import (
+from arena.timecontrol import (
     Basis,
     TimeControl,
     TimeControlError,
@@ -34,7 +35,6 @@ from arena.referee.timecontrol import (
     parse_basis,
     parse_seconds,
 )
-from arena.scheduling import allowed_cores
 
 MAX_NAME_CHARS = 64
 """Longest bot name: names label records, tables and log files."""
@@ -54,7 +54,7 @@ __all__ = ["Anchor", "BotEntry", "League", "LeagueFile", "LeagueFileError", "Tim
 
 def default_concurrency() -> int:
     """The cores this process may use: as many games at once as never need the cap
-    of concurrency at the cores (arena.scheduling)."""
+    of concurrency at the cores (arena.referee.scheduling)."""
     return len(allowed_cores())
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 from arena.errors import ArenaError
 from arena.games import GAMES
 from arena.league.config import BotEntry, League, LeagueFile, TimeSection, resolve_league
-from arena.referee.botnames import shipped_bots
+from arena.process.botnames import shipped_bots
 
 DEMO_BOTS = ("random", "greedy", "search")
 """Shipped bots that take part, where the game has them."""

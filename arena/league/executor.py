@@ -19,11 +19,11 @@ from arena.errors import ArenaError
 from arena.games.base import State
 from arena.league.deal_locks import Deal, Dispatcher
 from arena.league.schedule import ScheduledGame
+from arena.process.spec import BotSpec
 from arena.records.record import Ply
 from arena.referee.match import MatchConfig, play_match
 from arena.referee.outcome import GameOutcome
-from arena.referee.spec import BotSpec
-from arena.scheduling import CoreSlots, pinned
+from arena.referee.scheduling import CoreSlots, pinned
 
 
 @dataclass(frozen=True)
@@ -72,7 +72,7 @@ class Executor(Protocol):
 class LocalExecutor:
     """Jobs played in this process, `concurrency` at a time, each started when no
     running job holds one of its deals. With `affinity`, a job takes a free core slot
-    when it starts (arena.scheduling) and its bots run on that slot's cores alone; its
+    when it starts (arena.referee.scheduling) and its bots run on that slot's cores alone; its
     bots serve all its games, so they never move to another table's cores."""
 
     def __init__(self, concurrency: int, affinity: bool = False) -> None:

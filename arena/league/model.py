@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import ClassVar
 
 from arena.games import Game
+from arena.process.spec import BotSpec, Limits
 from arena.referee.openings import Opening
 from arena.referee.player import Timing
 from arena.referee.seeds import Deals
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 
 @dataclass(frozen=True)

@@ -22,9 +22,9 @@ import msgspec
 
 from arena.errors import ArenaError, excerpt
 from arena.files import unreadable
-from arena.referee.botnames import BotNameError, resolve_bot
-from arena.referee.spec import BotSpec, LimitError, Limits, with_limits
-from arena.referee.timecontrol import TimeControlError, own_time_control
+from arena.process.botnames import BotNameError, resolve_bot
+from arena.process.spec import BotSpec, LimitError, Limits, with_limits
+from arena.timecontrol import TimeControlError, own_time_control
 
 REGISTRY_FILE = "bots.toml"
 MAX_BYTES = 1 << 20

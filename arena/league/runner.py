@@ -19,13 +19,13 @@ from arena.league.growth import LeaguePlan, plan_league
 from arena.league.schedule import ScheduledGame, game_origin, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay
+from arena.process.spec import BotSpec
 from arena.records.files import append_record
 from arena.records.record import Ply
 from arena.referee.match import MatchConfig, PlannedGame, opening_of_cycle
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import derived_bot_seed
-from arena.referee.spec import BotSpec
-from arena.timeouts import termination_text
+from arena.referee.timeouts import termination_text
 
 
 @dataclass

@@ -19,11 +19,11 @@ from rich.table import Table
 
 from arena.league.config import Anchor
 from arena.league.store import StoredFault, StoredGame
-from arena.referee.timecontrol import Basis
+from arena.referee.timeouts import TimedGame, TimeOutCount
 from arena.stats.ratings import PairResult, Rating, anchored, elo_fit, openskill_ratings
 from arena.stats.tally import ResultTally
 from arena.termination import Termination, fault_column
-from arena.timeouts import TimedGame, TimeOutCount
+from arena.timecontrol import Basis
 
 TIME_OUT = str(Termination.TIME_OUT)
 
@@ -63,7 +63,7 @@ class Standings:
     """Why a wanted anchor is not applied (its bot has no game yet), if it is not."""
     time_outs: TimeOutCount | None = None
     """The games decided by time, per bot, counted in the order they finished (set by
-    the league's summary, arena.league.session; None where nobody counted them)."""
+    the league's summary, arena.session.league; None where nobody counted them)."""
 
     @property
     def voided(self) -> bool:

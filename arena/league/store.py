@@ -42,9 +42,9 @@ from arena.league.database import (
     transaction,
 )
 from arena.league.schedule import ScheduledGame
+from arena.process.secret import secret_from_environment
 from arena.records.record import GameRecord
 from arena.records.writer import write_record
-from arena.referee.seeds import secret_from_environment
 
 __all__ = ["IdentityChanged", "LeagueStore", "LeagueStoreError", "NewerDatabaseError", "RecordsPrefix",
            "StoredFault", "StoredGame", "VoidGame", "new_league_secret"]

@@ -7,10 +7,10 @@ from __future__ import annotations
 import trio
 
 from arena.people.seat import Person, serve_person
-from arena.referee.channel import FakeBotIO, Launch, Launcher, LineChannel, MemoryChannel
-from arena.referee.process import launch_process
-from arena.referee.spec import BotSpec
-from arena.referee.timecontrol import MAX_SECONDS, TimeControl
+from arena.process.bot_process import launch_process
+from arena.process.channel import FakeBotIO, Launch, Launcher, LineChannel, MemoryChannel
+from arena.process.spec import BotSpec
+from arena.timecontrol import MAX_SECONDS, TimeControl
 
 PEOPLE = ("human", "human-web")
 """Bot names that seat a person: in the terminal, or in the browser."""

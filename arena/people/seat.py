@@ -14,7 +14,7 @@ from typing import Any, Protocol
 
 from arena.games import get_game
 from arena.games.base import State
-from arena.referee.channel import FakeBotIO
+from arena.process.channel import FakeBotIO
 from arena.render.svg import action_spots
 
 

@@ -1,3 +1,4 @@
-"""The referee layer: bot processes and their pipes, the protocol seen from the
-referee's side, time controls, one game under the rules and the clock, and matches of
-several games between the same bots. It knows games only through arena.games.base."""
+"""The referee core: one game under the rules and the clock (decision, player, referee),
+matches of several games between the same bots, seeds, openings, outcomes and the
+traffic log. It knows games only through arena.games.base and bots only through the
+process layer's `Launcher` seam (arena.process.channel)."""

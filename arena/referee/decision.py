@@ -34,11 +34,11 @@ from typing import NamedTuple
 
 import trio
 
-from arena.referee.channel import LineChannel
-from arena.referee.faults import BotFault
+from arena.process.channel import LineChannel
+from arena.process.faults import BotFault
 from arena.referee.player import BotPlayer, decode_line
-from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 from protocol.codec import encode
 from protocol.messages import Action, Info, Request
 

@@ -16,19 +16,21 @@ from pathlib import Path
 import trio
 
 from arena.games.base import Game
-from arena.referee.botfolder import check_bots, placed
-from arena.referee.channel import Launcher
-from arena.referee.faults import BotFault
+from arena.process.bot_process import launch_process
+from arena.process.botfolder import placed
+from arena.process.channel import Launcher
+from arena.process.faults import BotFault
+from arena.process.folder_checks import check_bots
+from arena.process.reaper import process_reaper
+from arena.process.secret import secret_path
+from arena.process.spec import BotSpec, Limits
 from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome, GameSetup, void_outcome
 from arena.referee.player import FEATURES, BotPlayer, Timing
-from arena.referee.process import launch_process
-from arena.referee.reaper import process_reaper
 from arena.referee.referee import Referee, Watcher
-from arena.referee.seeds import Deals, cycle_seed, deal_number, fresh_rotation, rotated, secret_path
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.referee.seeds import Deals, cycle_seed, deal_number, fresh_rotation, rotated
 from arena.referee.traffic import logging_launcher
+from arena.timecontrol import TimeControl
 
 
 @dataclass(frozen=True)

@@ -9,11 +9,11 @@ from dataclasses import dataclass
 from datetime import date
 
 from arena.games.base import Game, competition_ranks
+from arena.process.faults import SeatFault
 from arena.records.record import GameRecord, Ply, format_ranks, format_scores, pgn_result
-from arena.referee.faults import SeatFault
 from arena.referee.seeds import cycle_seed
-from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 
 
 def describe_controls(controls: list[TimeControl]) -> str:

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import trio
 
-from arena import __version__
-from arena.referee.channel import Launch, Launcher, LineChannel
-from arena.referee.faults import BotFault, said_limit_hit
-from arena.referee.process import launch_process
-from arena.referee.spec import BotSpec, Limits
+from arena.process.bot_process import launch_process
+from arena.process.channel import Launch, Launcher, LineChannel
+from arena.process.faults import BotFault, said_limit_hit
+from arena.process.spec import BotSpec, Limits
 from arena.termination import Termination
+from arena.version import __version__
 from protocol import PROTOCOL_VERSION
 from protocol.codec import NotJsonError, ProtocolError, decode_bot, encode
 from protocol.messages import Action, End, Hello, Quit, Ready, Start

@@ -13,9 +13,9 @@ import random
 from collections.abc import Callable
 
 from arena.games.base import CHANCE, TERMINAL, GameError, State
+from arena.process.faults import BotFault, SeatFault
 from arena.records.record import GameRecord, Ply, TurnCounter
 from arena.referee.decision import Answer, Decisions
-from arena.referee.faults import BotFault, SeatFault
 from arena.referee.openings import random_opening_action, random_opening_rng
 from arena.referee.outcome import (
     GameOutcome,
@@ -27,8 +27,8 @@ from arena.referee.outcome import (
 )
 from arena.referee.player import BotPlayer
 from arena.referee.seeds import chance_seed
-from arena.referee.timecontrol import SeatClocks
 from arena.termination import Termination
+from arena.timecontrol import SeatClocks
 from protocol.messages import End, Event, Request, ResultInfo, Start
 
 OPENING_COMMENT = "opening"

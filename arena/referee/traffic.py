@@ -9,7 +9,7 @@ see exactly what their bot was sent and what it answered.
 `>` is the referee to the bot, `<` the bot to the referee; the time after the stamp is
 since the previous line of this log.
 
-The log is capped like the stderr log (arena.referee.stderr_log.LogBudget): FILE_CAP
+The log is capped like the stderr log (arena.process.stderr_log.LogBudget): FILE_CAP
 bytes for all the bot's protocol logs, whatever the number of its processes (each
 restart appends to the same file), units of work and runs, and in a league for all
 its tables together; the line that reaches the cap is cut, and the note follows once
@@ -24,8 +24,8 @@ from pathlib import Path
 
 import trio
 
-from arena.referee.channel import Launch, Launcher, LineChannel
-from arena.referee.stderr_log import CappedLog
+from arena.process.channel import Launch, Launcher, LineChannel
+from arena.process.stderr_log import CappedLog
 
 LINE_CAP = 65536
 """Characters of one logged line kept (a bot's line may be 1 MiB)."""

@@ -8,10 +8,10 @@ from __future__ import annotations
 import trio
 
 from arena.games import get_game
-from arena.referee.botnames import resolve_bot
+from arena.process.botnames import resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.seeds import derived_bot_seed
-from arena.referee.timecontrol import Basis, TimeControl
+from arena.timecontrol import Basis, TimeControl
 from tests.helpers.exclusive import apart_from_stalls
 
 

@@ -15,8 +15,8 @@ from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.records.replay import verify
 from arena.records.writer import write_records
 from arena.referee.outcome import GameSetup, game_tags
-from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 from tests.helpers.game_hooks import HOOKS, GameHooks
 from tests.helpers.hostile_actions import snapshot
 

@@ -30,8 +30,8 @@ from pathlib import Path
 from typing import Any
 
 from arena.games.the_tree_tiles import HAND, TILES, parse_deal, parse_placement, tile_name, tile_of
+from arena.process.spec import BotSpec
 from arena.records.record import GameRecord
-from arena.referee.spec import BotSpec
 
 RECORDER = Path(__file__).resolve().parent.parent / "recording_bot.py"
 PREFIX = "RECORDED "

@@ -11,14 +11,14 @@ import pytest
 import trio
 
 from arena.games import get_game
+from arena.process.bot_process import processes_in_group
+from arena.process.botnames import resolve_bot
+from arena.process.sandbox import probe
+from arena.process.spec import BotSpec, Limits
 from arena.records.replay import verify
-from arena.referee.botnames import resolve_bot
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
-from arena.referee.process import processes_in_group
-from arena.referee.sandbox import probe
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from tests.helpers.processes import processes_with
 
 SEATINGS = [2, 3]

@@ -7,8 +7,8 @@ import random
 from arena.games import CHANCE, TERMINAL, get_game
 from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.referee.outcome import GameSetup, game_tags
-from arena.referee.timecontrol import TimeControl
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 
 
 def random_game_record(game_id: str, seats: int, seed: int, options: dict[str, str]) -> GameRecord:

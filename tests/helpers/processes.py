@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from arena.referee.process import process_table
+from arena.process.bot_process import process_table
 
 
 def processes_with(token: str) -> list[int]:

@@ -1,7 +1,7 @@
 """A two-bot match in pairs of games (the same seed and opening, seats swapped), played
 on one or more tables at once, scored as pentanomial pair counts, and stopped as soon
 as an SPRT decides, as fastchess and fishtest do. B (bot index 1) is the candidate, A
-the baseline. With a records file the match is resumable (arena.match_store): its
+the baseline. With a records file the match is resumable (arena.session.store): its
 games are stored as they end, and a later run plays only the missing ones, the stored
 pairs counting toward the SPRT (a test that has decided is not continued)."""
 
@@ -15,15 +15,15 @@ from typing import Any
 import trio
 
 from arena.league.schedule import ScheduledGame
-from arena.match_request import MatchRequest, PreparedMatch, check_deals, game_options, prepare_match
-from arena.match_runner import log_void_game, play_tables, save_record
-from arena.match_setup import SetupError, load_game, openings_from
-from arena.match_store import MatchStore, StoredMatchGame
+from arena.process.spec import BotSpec
 from arena.referee.match import AsyncGameDone, MatchConfig, MatchResult, PlannedGame, opening_of_cycle, unique_names
 from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import Deals, cycle_seed, deal_number, fresh_rotation, random_seed, rotated
-from arena.referee.spec import BotSpec
+from arena.session.request import MatchRequest, PreparedMatch, check_deals, game_options, prepare_match
+from arena.session.runner import log_void_game, play_tables, save_record
+from arena.session.setup import SetupError, load_game, openings_from
+from arena.session.store import MatchStore, StoredMatchGame
 from arena.stats.sprt import PairStats, SprtParameters
 
 

@@ -13,16 +13,16 @@ from dataclasses import replace
 from os import PathLike
 from pathlib import Path
 
-from arena.match_request import MatchRequest, PreparedMatch, prepare_match
-from arena.match_runner import play_prepared, run_sync
-from arena.match_setup import SetupError
-from arena.paired_match import PairedResult, prepare_pairs
+from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import Deals
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.session.paired import PairedResult, prepare_pairs
+from arena.session.request import MatchRequest, PreparedMatch, prepare_match
+from arena.session.runner import play_prepared, run_sync
+from arena.session.setup import SetupError
 from arena.stats.sprt import SprtParameters
+from arena.timecontrol import TimeControl
 
 Time = float | str | TimeControl | Sequence[float | str | TimeControl]
 """A time control: seconds per decision (0.5 or "500ms"), a TimeControl (per move,

@@ -276,7 +276,7 @@ def credentials_in(folder: Path) -> list[Path]:
 def safe_to_show(folder: Path) -> bool:
     """Whether a folder may be shown whole: not a shared folder, not the home folder nor
     ~/.local (nor anything holding them), nor a folder holding the arena's key."""
-    from arena.referee.seeds import secret_path
+    from arena.process.secret import secret_path
 
     if str(folder) in SHARED_DIRS or folder == Path("/"):
         return False

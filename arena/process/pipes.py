@@ -17,8 +17,8 @@ import select
 
 import trio
 
-from arena.referee.faults import BotFault
-from arena.referee.spec import Limits
+from arena.process.faults import BotFault
+from arena.process.spec import Limits
 from arena.termination import Termination
 
 READ_SIZE = 1 << 16

@@ -1,14 +1,14 @@
 """Whether bots can be sandboxed here, and with which layers: the one place that says so
-(`arena doctor` prints it; arena/referee/view.py builds what each bot sees).
+(`arena doctor` prints it; arena/process/view.py builds what each bot sees).
 
 By default every bot runs inside bubblewrap (bwrap) with its own user, pid, network,
 ipc, uts and cgroup namespaces, no capabilities and no way to make user namespaces of
 its own (`--disable-userns`): it cannot mount tmpfs, cgroup or proc hierarchies. /proc/sys
 and /dev are read-only in every mode; /dev/shm, /scratch and /tmp are its own, of a fixed
-size. A system call filter (arena/referee/syscall_filter.py) keeps kernel state that two
+size. A system call filter (arena/process/syscall_filter.py) keeps kernel state that two
 sandboxes could both reach (keys, locks, file watches, page cache probes) from carrying
 anything between them. When the arena runs as root, bubblewrap itself runs as a host user
-leased for that sandbox alone (arena/referee/sandbox_users.py), or as nobody (`RUN_AS`)
+leased for that sandbox alone (arena/process/sandbox_users.py), or as nobody (`RUN_AS`)
 where none can be leased, so the bot's user is never root outside.
 
 Ending the sandbox's first process ends every process in it: the pid namespace dies
@@ -28,13 +28,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from arena.referee import syscall_filter
-from arena.referee.command import BotCommand
-from arena.referee.sandbox_users import lease
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.syscall_filter import FilterUnavailable
-from arena.referee.view import BOT_UID, READY_LINE, RUN_AS, SCRATCH
-from arena.referee.view import sandbox_command as view_command
+from arena.process import syscall_filter
+from arena.process.command import BotCommand
+from arena.process.sandbox_users import lease
+from arena.process.spec import BotSpec, Limits
+from arena.process.syscall_filter import FilterUnavailable
+from arena.process.view import BOT_UID, READY_LINE, RUN_AS, SCRATCH
+from arena.process.view import sandbox_command as view_command
 
 __all__ = ["BOT_UID", "READY_LINE", "RUN_AS", "SCRATCH", "Isolation", "Layer", "probe", "sandbox_command"]
 
@@ -65,7 +65,7 @@ class Isolation:
     """Whether each sandbox started as root runs as a host user leased for it alone
     (else every one runs as `run_as`)."""
     syscall_filter: bool = False
-    """Whether bubblewrap loads the system call filter (arena/referee/syscall_filter.py)."""
+    """Whether bubblewrap loads the system call filter (arena/process/syscall_filter.py)."""
 
 
 def find_bwrap() -> str | None:

@@ -20,8 +20,8 @@ from typing import Protocol
 import trio
 import trio.lowlevel
 
-from arena.referee.faults import BotFault
-from arena.referee.spec import BotSpec, Limits
+from arena.process.faults import BotFault
+from arena.process.spec import BotSpec, Limits
 from arena.termination import Termination
 
 

@@ -22,15 +22,16 @@ import trio
 
 from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, State
-from arena.referee.botnames import PER_GAME, BotNameError, resolve_bot
+from arena.process.botnames import PER_GAME, BotNameError, resolve_bot
+from arena.process.faults import BotFault
+from arena.process.reaper import process_reaper
+from arena.process.secret import secret_path
+from arena.process.spec import BotSpec, Limits
 from arena.referee.decision import Answer, ask_once
-from arena.referee.faults import BotFault
 from arena.referee.player import BotPlayer, Timing
-from arena.referee.reaper import process_reaper
-from arena.referee.seeds import derived_bot_seed, random_seed, secret_path
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import SeatClocks, TimeControl
+from arena.referee.seeds import derived_bot_seed, random_seed
 from arena.termination import Termination
+from arena.timecontrol import SeatClocks, TimeControl
 from protocol.messages import End, Event, Request, ResultInfo, Start
 
 T = TypeVar("T")

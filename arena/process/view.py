@@ -1,8 +1,8 @@
 """What one sandboxed bot sees, built as the bubblewrap command that starts it.
 
 Read-only: the system folders, the arena's own packages (arena, protocol, the shipped
-bots), its program's installation (arena/referee/toolchain.py), the paths allowed to it
-(`--ro`, `ro_paths`) and its own folder (arena/referee/botfolder.py), as a private copy
+bots), its program's installation (arena/process/toolchain.py), the paths allowed to it
+(`--ro`, `ro_paths`) and its own folder (arena/process/botfolder.py), as a private copy
 made for this process where the folder is small. Writable: its /scratch, /tmp and
 /dev/shm, memory-backed and of a fixed size. Masked: the referee's output, other bots'
 folders, the arena's key and the arena's files an earlier run left in its folder.
@@ -27,16 +27,16 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 
-from arena.referee.botfolder import BotFolderError, hidden_in_folder, is_interpreter, placed, private_copy, safe_folder
-from arena.referee.command import BotCommand
-from arena.referee.sandbox_users import lease
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.syscall_filter import memory_file, program
-from arena.referee.toolchain import SYSTEM_DIRS, SYSTEM_PATH, Toolchain, credentials_in, is_system, resolve, within
+from arena.process.botfolder import BotFolderError, hidden_in_folder, is_interpreter, placed, private_copy, safe_folder
+from arena.process.command import BotCommand
+from arena.process.sandbox_users import lease
+from arena.process.spec import BotSpec, Limits
+from arena.process.syscall_filter import memory_file, program
+from arena.process.toolchain import SYSTEM_DIRS, SYSTEM_PATH, Toolchain, credentials_in, is_system, resolve, within
 
 RUN_AS = (65534, 65534)
 """Host uid and gid of a sandbox the arena starts as root when no user of its own can be
-leased for it (nobody, nogroup; see arena/referee/sandbox_users.py)."""
+leased for it (nobody, nogroup; see arena/process/sandbox_users.py)."""
 
 SCRATCH = "/scratch"
 """The bot's writable folder inside the sandbox."""
@@ -56,11 +56,11 @@ LANG = "C.UTF-8"
 @cache
 def arena_folders() -> tuple[Path, ...]:
     """The arena's own packages, shown to every bot (the shipped bots import the rules)."""
-    import arena
     import protocol
 
-    folders = [Path(str(package.__file__)).resolve().parent for package in (arena, protocol)]
-    bots = Path(str(arena.__file__)).resolve().parent.parent / "bots"
+    arena_folder = Path(__file__).resolve().parents[1]
+    folders = [arena_folder, Path(str(protocol.__file__)).resolve().parent]
+    bots = arena_folder.parent / "bots"
     if bots.is_dir():
         folders.append(bots)
     return tuple(folders)
@@ -198,7 +198,7 @@ def system_args() -> list[str]:
 
 KERNEL_FILES = ("/proc/keys", "/proc/key-users", "/proc/locks")
 """/proc files that list kernel state of every sandbox and of the host (keys, locks):
-hidden, though no sandbox can make such state (arena/referee/syscall_filter.py)."""
+hidden, though no sandbox can make such state (arena/process/syscall_filter.py)."""
 
 
 def tmpfs_bytes(limits: Limits, memory_counted: bool) -> int | None:

@@ -17,11 +17,11 @@ import signal
 import subprocess
 from collections.abc import Callable, Iterable
 
-from arena.referee import procfs
-from arena.referee.cgroups import BotCgroup, cgroup_support, join_cgroup
-from arena.referee.command import BotCommand
-from arena.referee.reaper import PR_SET_PDEATHSIG, Burial, Reaper, prctl
-from arena.referee.spec import Limits
+from arena.process import procfs
+from arena.process.cgroups import BotCgroup, cgroup_support, join_cgroup
+from arena.process.command import BotCommand
+from arena.process.reaper import PR_SET_PDEATHSIG, Burial, Reaper, prctl
+from arena.process.spec import Limits
 
 CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 

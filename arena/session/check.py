@@ -22,15 +22,15 @@ from pathlib import Path
 import trio
 
 from arena.games import Game
-from arena.referee.botnames import resolve_bot
-from arena.referee.channel import Launch, Launcher, LineChannel
+from arena.process.bot_process import launch_process
+from arena.process.botnames import resolve_bot
+from arena.process.channel import Launch, Launcher, LineChannel
+from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchConfig, MatchResult, PlannedGame, play_match
 from arena.referee.player import FEATURES, BotPlayer, Timing
-from arena.referee.process import launch_process
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
 from arena.referee.traffic import LoggedChannel, TrafficLog
 from arena.termination import Termination
+from arena.timecontrol import TimeControl
 from protocol.codec import encode
 from protocol.messages import Quit
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from arena.referee.outcome import GameOutcome
-from arena.referee.timecontrol import BACKSTOP_EXTRA_S, BACKSTOP_FACTOR, Basis
 from arena.termination import Termination
+from arena.timecontrol import BACKSTOP_EXTRA_S, BACKSTOP_FACTOR, Basis
 
 TIME_OUT_SHARE = 0.03
 """More than this share of the games decided by wall-clock time-outs (3%) draws the

@@ -33,7 +33,7 @@ from functools import cache
 
 import trio
 
-from arena.referee import procfs
+from arena.process import procfs
 
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36

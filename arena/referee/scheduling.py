@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from arena.referee.match import MatchConfig
-from arena.referee.timecontrol import Basis
+from arena.timecontrol import Basis
 
 
 def allowed_cores() -> tuple[int, ...]:

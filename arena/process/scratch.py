@@ -24,7 +24,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.referee.sandbox import SCRATCH
+from arena.process.sandbox import SCRATCH
 
 MAX_ENTRIES = 20_000
 """Most entries one emptying removes; a bot that left more gets a fresh process."""

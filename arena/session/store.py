@@ -21,9 +21,9 @@ from typing import Any
 
 from arena.league.schedule import ScheduledGame
 from arena.league.store import IdentityChanged, LeagueStore, LeagueStoreError, RecordsPrefix, StoredFault
+from arena.process.faults import SeatFault
 from arena.records.files import append_record
 from arena.records.reader import read_records
-from arena.referee.faults import SeatFault
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import Deals, cycle_seed, deal_number, rotated
 from arena.termination import Termination

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from arena.league.config import League
 from arena.league.runner import LeagueRunner, open_league, open_league_plan
 from arena.league.standings import Standings, compute_standings, count_time_outs, restrict
-from arena.referee.botfolder import check_bots
+from arena.process.folder_checks import check_bots
 
 if TYPE_CHECKING:
     from arena.cluster.executor import DaskExecutor

@@ -3,10 +3,10 @@ environment, working folder, descriptors to pass and, for a sandbox started by r
 the mounts the child makes in a mount namespace of its own and the unprivileged host
 user it becomes before it runs bubblewrap.
 
-The spawn (arena/referee/process.py) runs exactly this value: it joins the bot's
+The spawn (arena/process/bot_process.py) runs exactly this value: it joins the bot's
 cgroup in the child (the cgroup files are root's), then calls `BotCommand.in_child`,
 then execs `argv`. Everything that needs a decision lives on the side that builds the
-value (arena/referee/sandbox.py), so the spawn stays the same whatever the sandbox shows.
+value (arena/process/sandbox.py), so the spawn stays the same whatever the sandbox shows.
 """
 
 from __future__ import annotations

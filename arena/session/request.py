@@ -12,7 +12,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.games.base import Game
-from arena.match_setup import (
+from arena.people.seat import Person
+from arena.process.folder_checks import check_bots
+from arena.process.secret import installation_key
+from arena.process.spec import BotSpec, Limits
+from arena.referee.match import MatchConfig
+from arena.referee.seeds import DEALS, Deals, random_seed
+from arena.session.setup import (
     SetupError,
     lineup,
     load_game,
@@ -26,12 +32,7 @@ from arena.match_setup import (
     time_basis,
     time_settings,
 )
-from arena.people.seat import Person
-from arena.referee.botfolder import check_bots
-from arena.referee.match import MatchConfig
-from arena.referee.seeds import DEALS, Deals, installation_key, random_seed
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 
 Notes = Callable[[str], None]
 """Where a preparation says what this machine cannot enforce (a warning, not an error)."""
@@ -223,8 +224,8 @@ _noted: set[str] = set()
 def isolation_notes(limits: Limits) -> list[str]:
     """What this machine cannot enforce of `limits` (a sandbox or cgroups that are
     wanted and missing), each said once per process."""
-    from arena.referee.cgroups import cgroup_support
-    from arena.referee.sandbox import probe
+    from arena.process.cgroups import cgroup_support
+    from arena.process.sandbox import probe
 
     notes = []
     if limits.sandbox and not probe().sandbox:

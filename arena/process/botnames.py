@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from arena.errors import ArenaError, excerpt
-from arena.referee.botfolder import place
-from arena.referee.spec import BotSpec
+from arena.process.botfolder import place
+from arena.process.spec import BotSpec
 
 BOTS_DIR = Path(__file__).resolve().parents[2] / "bots"
 
@@ -105,7 +105,7 @@ def resolve_bot(command: str | list[str], game_id: str, folder: Path | None = No
     a shell's) or an argv list. Relative paths are taken from `folder`, where the bot
     then runs, when one is given (a league's or registry's `cwd`); else from `base`
     (default: the current folder), and the bot runs in its program's folder (see
-    arena/referee/botfolder.py; a shipped bot runs in its own); a Python script runs
+    arena/process/botfolder.py; a shipped bot runs in its own); a Python script runs
     with this interpreter. BotNameError says why a command cannot work, and what a
     near miss of a shipped name, or of `others` (a registry's names), meant."""
     try:

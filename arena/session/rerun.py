@@ -25,14 +25,15 @@ from arena.errors import ArenaError, excerpt
 from arena.games import GameError, get_game
 from arena.games.base import CHANCE, Game
 from arena.league.registry import Registry
-from arena.match_setup import SetupError, load_registry, resolve_one, resolve_options
+from arena.process.secret import SECRET_ENV, installation_key, secret_from_environment
+from arena.process.spec import BotSpec, Limits
 from arena.records.record import GameRecord
 from arena.referee.match import MatchConfig, PlannedGame
 from arena.referee.openings import Opening, random_opening_action, random_opening_rng
 from arena.referee.referee import OPENING_COMMENT
-from arena.referee.seeds import SECRET_ENV, chance_seed, cycle_seed, installation_key, secret_from_environment
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import TimeControl, TimeControlError, parse_basis
+from arena.referee.seeds import chance_seed, cycle_seed
+from arena.session.setup import SetupError, load_registry, resolve_one, resolve_options
+from arena.timecontrol import TimeControl, TimeControlError, parse_basis
 
 LEAGUE_DATABASE = "league.sqlite"
 """A league's database, beside its records (league.pgn), holding its chance key."""
@@ -224,7 +225,7 @@ def record_bot(name: str, game: Game, registry: Registry | None, limits: Limits,
 
 
 def _is_shipped(name: str, game: Game) -> bool:
-    from arena.referee.botnames import shipped_bots
+    from arena.process.botnames import shipped_bots
 
     return name in shipped_bots(game.id)
 

@@ -23,24 +23,24 @@ from pathlib import Path
 import trio
 
 from arena.errors import ArenaError
-from arena.referee import procfs
-from arena.referee.botfolder import BotFolderError
-from arena.referee.channel import Launch
-from arena.referee.command import BotCommand
-from arena.referee.faults import BotFault
-from arena.referee.pipes import PipeChannel
-from arena.referee.procfs import process_table as process_table  # re-exported: tests and tools look here
-from arena.referee.procfs import processes_in_group as processes_in_group
-from arena.referee.proctree import ProcessTree
-from arena.referee.reaper import Reaper, process_reaper
-from arena.referee.sandbox import probe, sandbox_command
-from arena.referee.scratch import QUICK_ENTRIES, Budget, Scratch, TmpfsFolders
-from arena.referee.seeds import SECRET_ENV
-from arena.referee.spawner import run_in_forker
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.stderr_log import StderrLog
-from arena.referee.stderr_log import telling_lines as telling_lines
-from arena.referee.view import hidden_paths_hint
+from arena.process import procfs
+from arena.process.botfolder import BotFolderError
+from arena.process.channel import Launch
+from arena.process.command import BotCommand
+from arena.process.faults import BotFault
+from arena.process.pipes import PipeChannel
+from arena.process.procfs import process_table as process_table  # re-exported: tests and tools look here
+from arena.process.procfs import processes_in_group as processes_in_group
+from arena.process.proctree import ProcessTree
+from arena.process.reaper import Reaper, process_reaper
+from arena.process.sandbox import probe, sandbox_command
+from arena.process.scratch import QUICK_ENTRIES, Budget, Scratch, TmpfsFolders
+from arena.process.secret import SECRET_ENV
+from arena.process.spawner import run_in_forker
+from arena.process.spec import BotSpec, Limits
+from arena.process.stderr_log import StderrLog
+from arena.process.stderr_log import telling_lines as telling_lines
+from arena.process.view import hidden_paths_hint
 from arena.termination import Termination
 
 _PROBING = threading.Lock()

@@ -2,7 +2,7 @@
 options, the bots (registry names, shipped names, command lines, people), their time
 controls and seeds, openings, and the files a match writes. Every mistake is a
 SetupError whose message names the problem and the fix, raised before any bot starts;
-the command line and the library (arena.api) share these checks word for word."""
+the command line and the library (arena.session.api) share these checks word for word."""
 
 from __future__ import annotations
 
@@ -17,12 +17,12 @@ from arena.games import GameError, get_game
 from arena.games.base import Game, State
 from arena.league.registry import Registry, RegistryError, find_registry
 from arena.people.seat import Person
-from arena.referee.botnames import BotNameError, resolve_bot
+from arena.process.botnames import BotNameError, resolve_bot
+from arena.process.spec import BotSpec, Limits
 from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.player import Timing
 from arena.referee.seeds import derived_bot_seed
-from arena.referee.spec import BotSpec, Limits
-from arena.referee.timecontrol import Basis, TimeControl, TimeControlError, parse_basis, parse_seconds
+from arena.timecontrol import Basis, TimeControl, TimeControlError, parse_basis, parse_seconds
 
 
 class SetupError(ArenaError, ValueError):

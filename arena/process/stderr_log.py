@@ -39,7 +39,7 @@ from pathlib import Path
 
 import trio
 
-from arena.referee.sandbox import READY_LINE
+from arena.process.sandbox import READY_LINE
 
 READY = (READY_LINE + "\n").encode()
 F_SETPIPE_SZ = getattr(fcntl, "F_SETPIPE_SZ", 1031)

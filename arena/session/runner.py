@@ -16,13 +16,13 @@ from typing import TypeVar
 import trio
 
 from arena.errors import ArenaError
-from arena.match_request import PreparedMatch
+from arena.process.spec import BotSpec
 from arena.records.files import append_record
 from arena.records.writer import write_record
 from arena.referee.match import AsyncGameDone, GameDone, MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.referee import Watcher
-from arena.referee.spec import BotSpec
+from arena.session.request import PreparedMatch
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
-from arena.referee.timecontrol import TimeControl
+from arena.timecontrol import TimeControl
 from protocol import MAX_LINE_BYTES
 
 DEFAULT_MEMORY_MB = 2048
