@@ -4,8 +4,8 @@ limits; as root, a host user of its own each, or both as nobody with --shared-us
 what the arena does when it cannot lease users).
 
 For each channel asked, a receiver and a sender (bots/zoo/channels/<family>.py) are
-started as the arena starts a bot (arena.referee.proctree.ProcessTree and the sandbox
-command of arena.referee.sandbox, as BotProcess does), given the same start time, and
+started as the arena starts a bot (arena.process.proctree.ProcessTree and the sandbox
+command of arena.process.sandbox, as BotProcess does), given the same start time, and
 the sender sends random bits; the table says how many came out right and how fast.
 
     python scripts/measure_channels.py                    # every channel
@@ -29,10 +29,10 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.referee.proctree import ProcessTree
-from arena.referee.reaper import process_reaper
-from arena.referee.sandbox import Isolation, probe, sandbox_command
-from arena.referee.spec import BotSpec, Limits
+from arena.process.proctree import ProcessTree
+from arena.process.reaper import process_reaper
+from arena.process.sandbox import Isolation, probe, sandbox_command
+from arena.process.spec import BotSpec, Limits
 
 FOLDER = Path(__file__).resolve().parent.parent / "bots" / "zoo" / "channels"
 
