@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import os
 import signal
-import threading
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
@@ -24,6 +23,7 @@ import trio
 
 from arena.errors import ArenaError
 from arena.process import procfs
+from arena.process.backends import Backend, Unsandboxed, backend_for
 from arena.process.botfolder import BotFolderError
 from arena.process.channel import Launch
 from arena.process.command import BotCommand
@@ -33,18 +33,12 @@ from arena.process.procfs import process_table as process_table  # re-exported: 
 from arena.process.procfs import processes_in_group as processes_in_group
 from arena.process.proctree import ProcessTree
 from arena.process.reaper import Reaper, process_reaper
-from arena.process.sandbox import probe, sandbox_command
-from arena.process.scratch import QUICK_ENTRIES, Budget, Scratch, TmpfsFolders
-from arena.process.secret import SECRET_ENV
+from arena.process.scratch import QUICK_ENTRIES, Budget
 from arena.process.spawner import run_in_forker
 from arena.process.spec import BotSpec, Limits
 from arena.process.stderr_log import StderrLog
 from arena.process.stderr_log import telling_lines as telling_lines
-from arena.process.view import hidden_paths_hint
 from arena.termination import Termination
-
-_PROBING = threading.Lock()
-"""Bots start in worker threads: the sandbox's probe must run once, not in several at once."""
 
 EMPTYINGS_AT_ONCE = 2
 """Scratch emptyings under way at once (each holds up to two descriptors a level)."""
@@ -85,24 +79,18 @@ class BotProcess(PipeChannel):
     """A running bot: write lines to it, read its answer lines with a deadline."""
 
     def __init__(self, spec: BotSpec, log_path: Path | None, limits: Limits = Limits(),
-                 hidden: tuple[Path, ...] = (), reaper: Reaper | None = None) -> None:
+                 hidden: tuple[Path, ...] = (), reaper: Reaper | None = None,
+                 backend: type[Backend] | None = None) -> None:
         super().__init__(limits)
         self.spec = spec
         self.log_path = log_path
         self.hidden = hidden
         """The referee's output: masked inside the sandbox wherever the bot could read it."""
         self.tree = ProcessTree(limits, reaper or process_reaper())
-        self.scratch: Scratch | None = None
-        """An unsandboxed bot's writable folders on the host."""
-        self._tmpfs: TmpfsFolders | None = None
-        """A sandboxed bot's /scratch and /tmp, opened from the host when first emptied."""
-        self.sandboxed = False
-        self.shown: tuple[Path, ...] = ()
-        """What the sandbox shows beyond the system (to explain a start-up failure)."""
-        self._folder: Path | None = None
-        """The bot's folder in its sandbox."""
-        self._tmpfs_bytes: int | None = None
-        """The size of its sandbox's /scratch and /tmp."""
+        self._backend_type = backend
+        self.backend: Backend = Unsandboxed(spec, limits, hidden)
+        """How the bot is isolated: chosen when it starts (in a worker thread: choosing
+        may probe for a sandbox)."""
         self.stderr: StderrLog | None = None
         self._tasks = trio.CancelScope()
         self._exit_event = trio.Event()
@@ -147,23 +135,16 @@ class BotProcess(PipeChannel):
             raise BotFault(Termination.STARTUP_FAILURE, f"cannot run {' '.join(self.spec.command)!r}: {exc}") from None
 
     def _command(self) -> BotCommand:
-        """What to start: the bot's own command in its sandbox (built whole by
-        sandbox.py), or (no sandbox) as it is, with its scratch folders in the environment."""
-        with _PROBING:  # once, before any thread makes the referee a subreaper (whose init to reap?)
-            isolation = probe() if self.limits.sandbox else None
-        if isolation is not None and isolation.sandbox and isolation.bwrap:
-            self.sandboxed = True
-            command = sandbox_command(isolation, self.spec, self.limits, self.hidden, self.tree.memory_counted)
-            self.shown = command.shown
-            self._folder = command.folder
-            self._tmpfs_bytes = command.tmpfs_bytes
-            return command
-        self.scratch = scratch = Scratch()
-        self.tree.cleanups.append(scratch.remove)
-        env = {name: value for name, value in os.environ.items() if name != SECRET_ENV}
-        env.update({"ARENA_SCRATCH": str(scratch.scratch), "TMPDIR": str(scratch.tmp)})
-        env.update(self.spec.env)
-        return BotCommand(list(self.spec.command), env, self.spec.cwd)
+        """What to start: its backend's command (a sandbox's built whole by sandbox.py;
+        without one, the bot's own command with its scratch folders in the environment)."""
+        backend_type = self._backend_type or backend_for(self.limits)
+        self.backend = backend_type(self.spec, self.limits, self.hidden)
+        return self.backend.command(self.tree.memory_counted, self.tree.cleanups)
+
+    @property
+    def sandboxed(self) -> bool:
+        """Whether the bot runs under its sandbox's init (see Backend.sandboxed)."""
+        return self.backend.sandboxed
 
     def _sandbox_stood(self) -> None:
         """The sandbox said it stood: its init (a session of its own, so outside the
@@ -179,8 +160,6 @@ class BotProcess(PipeChannel):
         empty)."""
         if not self.running:
             return False
-        if self.scratch is None and not self.sandboxed:
-            return True
         try:
             quick = Budget(entries=QUICK_ENTRIES, in_thread=False)
             if self._empty(quick):
@@ -192,14 +171,7 @@ class BotProcess(PipeChannel):
             return False
 
     def _empty(self, budget: Budget) -> bool:
-        if self.scratch is not None:
-            return self.scratch.empty(budget)
-        pid = self.tree.pid
-        if self._tmpfs is None and pid is not None:
-            self._tmpfs = TmpfsFolders.open(pid, self._tmpfs_bytes)
-            if self._tmpfs is not None:
-                self.tree.cleanups.append(self._tmpfs.close)
-        return self._tmpfs is not None and self._tmpfs.empty(budget)
+        return self.backend.empty(budget, self.tree.pid, self.tree.cleanups)
 
     def cpu_seconds(self) -> float | None:
         """CPU time the bot has used (its whole tree where a cgroup counts it)."""
@@ -265,7 +237,7 @@ class BotProcess(PipeChannel):
         if self.stderr is not None:
             self.stderr.close_pipe()
         self._close_pipes()
-        self._tmpfs = None  # closed by the reaper, once the process is dead
+        self.backend.forget()  # what it opened is closed by the reaper, once the process is dead
         self.tree.kill()
         self._note_exit()
 
@@ -288,17 +260,18 @@ class BotProcess(PipeChannel):
         if self.sandboxed and self.stderr is not None:
             words = self.stderr.last_words()  # reads what is left of stderr, the sandbox's word among it
             if not self.stderr.ready_seen:
-                detail = self.stderr.tail.decode("utf-8", "replace").strip()[-300:]
-                if self._folder is not None and str(self._folder) in detail:  # what its own folder holds
-                    return BotFault(Termination.STARTUP_FAILURE, f"its folder could not be shown in its sandbox "
-                                    f"({detail}): remove what the message names, or give the bot a folder of its own")
+                tail = self.stderr.tail.decode("utf-8", "replace")
+                fault = self.backend.startup_failure(tail)
+                if fault is not None:
+                    return fault
+                detail = tail.strip()[-300:]
                 raise SandboxError(f"the bot's sandbox could not be set up ({detail or describe_exit(code)})")
         else:
             words = self.stderr.last_words() if self.stderr is not None else ""
         if code is None and not self._exited:
             return _stopped(pipe)
-        if self.sandboxed and self.stderr is not None:  # a path it needed and was not shown: say how to allow it
-            words += hidden_paths_hint(self.stderr.tail.decode("utf-8", "replace"), self.shown)
+        if self.stderr is not None:
+            words += self.backend.crash_hint(self.stderr.tail.decode("utf-8", "replace"))
         return BotFault(Termination.CRASH, f"the bot exited ({describe_exit(code)}){words}")
 
     async def _stalled(self, pipe: str) -> BotFault:
@@ -347,6 +320,6 @@ async def _quietly(task: Callable[[], Awaitable[None]]) -> None:
 
 async def launch_process(launch: Launch, nursery: trio.Nursery) -> BotProcess:
     """The Launcher of real bots: spawn the bot's process (see channel.Launcher)."""
-    process = BotProcess(launch.spec, launch.log_path, launch.limits, launch.hidden)
+    process = BotProcess(launch.spec, launch.log_path, launch.limits, launch.hidden, backend=launch.backend)
     await process.spawn(nursery)
     return process

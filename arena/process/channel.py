@@ -15,7 +15,7 @@ import math
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import trio
 import trio.lowlevel
@@ -23,6 +23,9 @@ import trio.lowlevel
 from arena.process.faults import BotFault
 from arena.process.spec import BotSpec, Limits
 from arena.termination import Termination
+
+if TYPE_CHECKING:
+    from arena.process.backends import Backend
 
 
 class LineChannel(Protocol):
@@ -89,6 +92,9 @@ class Launch:
     log_path: Path | None
     limits: Limits
     hidden: tuple[Path, ...] = ()
+    backend: type[Backend] | None = None
+    """How to isolate it (arena.process.backends); None: as its limits ask and this
+    machine allows (`backend_for`)."""
 
 
 Launcher = Callable[[Launch, trio.Nursery], Awaitable[LineChannel]]

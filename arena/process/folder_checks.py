@@ -10,8 +10,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from arena.errors import excerpt
+from arena.process.backends import backend_for
 from arena.process.botfolder import BotFolderError, copy_plan, file_arguments, hidden_in_folder, placed, safe_folder
-from arena.process.sandbox import probe
 from arena.process.spec import BotSpec, Limits
 from arena.process.toolchain import is_system, within
 from arena.process.view import arena_folders, toolchains
@@ -75,7 +75,7 @@ def check_bots(specs: Iterable[BotSpec], limits: Limits, outputs: Iterable[Path]
     or whose folder cannot be shown safely."""
     written = [Path(p) for p in outputs]
     for spec in specs:
-        if not (spec.limits or limits).sandbox or not spec.command or not probe().sandbox:
+        if not spec.command or not backend_for(spec.limits or limits).sandboxed:
             continue
         where = placed(spec)
         check_arguments(spec.name, where.argv, where.folder, spec.ro_paths)
