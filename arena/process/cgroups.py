@@ -42,6 +42,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from arena.process.cores import allowed_cores
+
 CGROUP_ROOT = Path("/sys/fs/cgroup")
 V1_CONTROLLERS = ("memory", "pids", "cpuacct", "cpu")
 OPTIONAL_V1 = ("cpuacct", "cpu")
@@ -49,7 +51,7 @@ OPTIONAL_V1 = ("cpuacct", "cpu")
 CPU_PERIOD_US = 10_000
 """The quota's accounting period: short, so a tree that runs several threads at once is
 held back for at most a few milliseconds at a time, never for a whole move."""
-BOT_CORES = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+BOT_CORES = len(allowed_cores())
 """The bots' parent weighs as many nice-0 tasks as the arena has cores: with it at one
 task's weight, bots beside other work of the machine (a test suite, 4 busy programs on
 2 cores) got a few percent of a core, and a bot computing for a 100 ms limit reached

@@ -8,20 +8,12 @@ its own CPU time only, and more tables than cores only make the games slower."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import replace
 
+from arena.process.cores import allowed_cores as allowed_cores  # the cap counts them; callers ask here
 from arena.referee.match import MatchConfig
 from arena.timecontrol import Basis
-
-
-def allowed_cores() -> tuple[int, ...]:
-    """The cores this process may run on (its CPU affinity: a container's or taskset's
-    share, not every core of the machine)."""
-    if hasattr(os, "sched_getaffinity"):
-        return tuple(sorted(os.sched_getaffinity(0)))
-    return tuple(range(os.cpu_count() or 1))
 
 
 def concurrency_refusal(concurrency: int, basis: Basis, fixes: tuple[str, str, str]) -> str | None:
