@@ -4,7 +4,7 @@ modules lie loose at arena/'s top. Each check is shown failing on a small made-u
 
 from __future__ import annotations
 
-from tests.helpers.import_graph import LAYERS, Edge, cycles, edges, layer_of, loose_modules, modules, upward
+from tests.helpers.import_graph import LAYERS, Edge, cycles, edges, layer_of, loose_modules, modules, reaching_in, upward
 
 MAX_LOOSE = 6
 
@@ -22,6 +22,10 @@ def test_no_import_cycle() -> None:
     assert cycles(edges()) == []
 
 
+def test_only_the_bench_reaches_into_the_process_layer() -> None:
+    assert [f"{e.source}:{e.line} imports {e.target}" for e in reaching_in(edges())] == []
+
+
 def test_few_loose_modules() -> None:
     loose = loose_modules()
     assert len(loose) <= MAX_LOOSE, loose
@@ -33,6 +37,7 @@ def test_the_checks_see_what_they_forbid() -> None:
                Edge("arena.games.base", "arena.errors", 3)]
     assert upward(made_up) == [made_up[0]]
     assert cycles(made_up) == [["arena.process.view", "arena.referee.match"]]
+    assert reaching_in(made_up) == [made_up[1]]
 
 
 def test_imports_inside_functions_count() -> None:

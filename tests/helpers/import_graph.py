@@ -27,6 +27,21 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
 )
 """Bottom up. A module may import its own layer's modules and those of lower layers."""
 
+PROCESS_FACE = tuple(f"arena.process.{name}" for name in (
+    "channel", "spec", "faults", "backends", "bot_process", "botnames", "botfolder", "folder_checks", "secret",
+    "sandbox", "cgroups", "cores", "reaper", "stderr_log"))
+"""What the layers over the bot processes may import of them: the seam (a `Launcher`
+turns a `Launch` into a `LineChannel`), what a bot is (spec, names, folder, faults) and
+what the machine offers (sandbox probe, cgroups, cores). The rest (pipes, process trees,
+/proc, scratch folders, the spawner, the sandbox's view and filter) is the layer's own;
+`arena bench` alone, which measures those parts, reaches them."""
+
+
+def reaching_in(found: Iterable[Edge]) -> list[Edge]:
+    """Imports from outside the process layer (bench excepted) of its own parts."""
+    return [edge for edge in found if edge.target.startswith("arena.process.") and edge.target not in PROCESS_FACE
+            and not edge.source.startswith(("arena.process", "arena.bench"))]
+
 
 @dataclass(frozen=True)
 class Edge:
