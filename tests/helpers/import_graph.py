@@ -154,6 +154,31 @@ def cycles(found: Sequence[Edge]) -> list[list[str]]:
     return groups
 
 
+def floors(found: Sequence[Edge]) -> dict[str, int]:
+    """Each module's floor: 0 for one that imports no module of the project, else one
+    more than the highest floor it imports (modules in a cycle share one floor)."""
+    graph: dict[str, set[str]] = {}
+    for edge in found:
+        if not edge.target.startswith(edge.source + "."):
+            graph.setdefault(edge.source, set()).add(edge.target)
+    together = {name: frozenset(group) for group in cycles(found) for name in group}
+    floor: dict[str, int] = {}
+
+    def visit(node: str, path: frozenset[str]) -> int:
+        if node in floor:
+            return floor[node]
+        group = together.get(node, frozenset({node}))
+        below = [visit(n, path | group) for m in group for n in graph.get(m, ()) if n not in group | path]
+        value = 1 + max(below) if below else 0
+        for member in group:
+            floor[member] = value
+        return value
+
+    for name in modules():
+        visit(name, frozenset())
+    return floor
+
+
 def loose_modules() -> list[str]:
     """Modules lying at arena/'s top, beside the packages (the package's own
     __init__ and __main__ excepted)."""
@@ -169,3 +194,6 @@ if __name__ == "__main__":
         print(f"upward: {edge.source}:{edge.line} -> {edge.target}")
     for group in cycles(graph):
         print("cycle:", " ".join(group))
+    levels = floors(graph)
+    print("floors:", max(levels.values()) + 1, " top:", " ".join(sorted(m for m, f in levels.items()
+                                                                   if f == max(levels.values()))))
