@@ -12,67 +12,36 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from arena.lazy import lazy_names
-from arena.version import __version__
 
-_WHERE = {
-    "play": "arena.session.api",
-    "play_async": "arena.session.api",
-    "match": "arena.session.api",
-    "match_async": "arena.session.api",
-    "Bot": "arena.session.simplebot",
-    "SimpleBot": "arena.session.simplebot",
-    "Answer": "arena.referee.decision",
-    "MatchResult": "arena.referee.match",
-    "PairedResult": "arena.session.paired",
-    "GameOutcome": "arena.referee.outcome",
-    "SeatFault": "arena.process.faults",
-    "BotFault": "arena.process.faults",
-    "Termination": "arena.termination",
-    "GameRecord": "arena.records.record",
-    "Ply": "arena.records.record",
-    "BotSpec": "arena.process.spec",
-    "Limits": "arena.process.spec",
-    "TimeControl": "arena.timecontrol",
-    "Timing": "arena.referee.player",
-    "SprtParameters": "arena.stats.sprt",
-    "ArenaError": "arena.errors",
-    "SetupError": "arena.session.setup",
-    "Game": "arena.games.base",
-    "State": "arena.games.base",
-    "GameError": "arena.games.base",
-    "IllegalAction": "arena.games.base",
-}
-"""Each public name and the module that defines it."""
+if TYPE_CHECKING:  # The public names, written once: arena.lazy reads this block (docs/library.md).
+    from arena.errors import ArenaError as ArenaError
+    from arena.games.base import Game as Game
+    from arena.games.base import GameError as GameError
+    from arena.games.base import IllegalAction as IllegalAction
+    from arena.games.base import State as State
+    from arena.process.faults import BotFault as BotFault
+    from arena.process.faults import SeatFault as SeatFault
+    from arena.process.spec import BotSpec as BotSpec
+    from arena.process.spec import Limits as Limits
+    from arena.records.record import GameRecord as GameRecord
+    from arena.records.record import Ply as Ply
+    from arena.referee.decision import Answer as Answer
+    from arena.referee.match import MatchResult as MatchResult
+    from arena.referee.outcome import GameOutcome as GameOutcome
+    from arena.referee.player import Timing as Timing
+    from arena.session.api import match as match
+    from arena.session.api import match_async as match_async
+    from arena.session.api import play as play
+    from arena.session.api import play_async as play_async
+    from arena.session.paired import PairedResult as PairedResult
+    from arena.session.setup import SetupError as SetupError
+    from arena.session.simplebot import Bot as Bot
+    from arena.session.simplebot import SimpleBot as SimpleBot
+    from arena.stats.sprt import SprtDecision as SprtDecision
+    from arena.stats.sprt import SprtParameters as SprtParameters
+    from arena.termination import Termination as Termination
+    from arena.timecontrol import Time as Time
+    from arena.timecontrol import TimeControl as TimeControl
+    from arena.version import __version__ as __version__
 
-__all__ = [
-    "__version__",
-    # play from Python
-    "play", "play_async", "match", "match_async", "Bot", "SimpleBot",
-    # what comes back
-    "MatchResult", "PairedResult", "GameOutcome", "SeatFault", "Termination", "GameRecord", "Ply", "Answer",
-    # what goes in
-    "BotSpec", "Limits", "TimeControl", "Timing", "SprtParameters", "Game", "State",
-    # what can go wrong
-    "ArenaError", "SetupError", "BotFault", "GameError", "IllegalAction",
-]
-
-if TYPE_CHECKING:
-    from arena.errors import ArenaError
-    from arena.games.base import Game, GameError, IllegalAction, State
-    from arena.process.faults import BotFault, SeatFault
-    from arena.process.spec import BotSpec, Limits
-    from arena.records.record import GameRecord, Ply
-    from arena.referee.decision import Answer
-    from arena.referee.match import MatchResult
-    from arena.referee.outcome import GameOutcome
-    from arena.referee.player import Timing
-    from arena.session.api import match, match_async, play, play_async
-    from arena.session.paired import PairedResult
-    from arena.session.setup import SetupError
-    from arena.session.simplebot import Bot, SimpleBot
-    from arena.stats.sprt import SprtParameters
-    from arena.termination import Termination
-    from arena.timecontrol import TimeControl
-
-
-__getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)
+__getattr__, __dir__, __all__ = lazy_names(__name__)

@@ -8,10 +8,13 @@ terminal or a record.
 
 from __future__ import annotations
 
+from arena.lazy import public
+
 EXCERPT_CHARS = 40
 """Most characters of rejected input an error message quotes."""
 
 
+@public
 class ArenaError(Exception):
     """A problem the arena reports to its user: the message names it and the fix."""
 

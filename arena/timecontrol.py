@@ -31,14 +31,20 @@ def parse_seconds(text: str, what: str) -> float:
         value = float(raw) * scale
     except ValueError:
         raise TimeControlError(f"{what}: {excerpt(text)} is not a time (write e.g. 0.5, 2s or 500ms)") from None
+    return checked_seconds(value, what, excerpt(text))
+
+
+def checked_seconds(value: float, what: str, shown: str) -> float:
+    """`value` (seconds) when it is a usable limit, from 1 ms to a week; a clear error
+    naming `what` and quoting `shown` (how the user wrote it) otherwise."""
     if not math.isfinite(value):
-        raise TimeControlError(f"{what}: {excerpt(text)} is not a time (write e.g. 0.5, 2s or 500ms)")
+        raise TimeControlError(f"{what}: {shown} is not a time (write e.g. 0.5, 2s or 500ms)")
     if value <= 0:
-        raise TimeControlError(f"{what}: {excerpt(text)} must be more than zero")
+        raise TimeControlError(f"{what}: {shown} must be more than zero")
     if value < 0.001:
-        raise TimeControlError(f"{what}: {excerpt(text)} is less than a millisecond; give 1ms or more")
+        raise TimeControlError(f"{what}: {shown} is less than a millisecond; give 1ms or more")
     if value > MAX_SECONDS:
-        raise TimeControlError(f"{what}: {excerpt(text)} is more than a week ({MAX_SECONDS} s); give a shorter time")
+        raise TimeControlError(f"{what}: {shown} is more than a week ({MAX_SECONDS} s); give a shorter time")
     return value
 
 
@@ -137,6 +143,30 @@ class TimeControl:
             increment_ms=ms(self.increment_s) if self.base_s is not None else None,
             basis="cpu" if self.on_cpu else None,
         )
+
+
+Time = float | str | TimeControl
+"""A time control as the library takes it (arena.Time): seconds per decision (0.5, or
+"500ms" as --time-per-move reads it), or a TimeControl (per move, game clock, increment)."""
+
+
+def time_control(value: Time, what: str = "time") -> TimeControl:
+    """The time control a library caller means (arena.play's `time`, SimpleBot.play's
+    limit): a TimeControl as it is, or seconds per decision as a number or a text;
+    TimeControlError naming `what` otherwise. The one conversion of library values,
+    as TimeControl.parse is the command line's and a file's."""
+    if isinstance(value, TimeControl):
+        return value
+    if isinstance(value, str):
+        return TimeControl(per_move_s=parse_seconds(value, what))
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TimeControlError(f"{what}: {excerpt(repr(value))} is not a time (give seconds, e.g. 0.5 or \"500ms\", "
+                               "or a TimeControl)")
+    try:
+        seconds = float(value)
+    except OverflowError:  # an int past float's range: more than a week, or less than nothing
+        seconds = 2.0 * MAX_SECONDS if value > 0 else -1.0
+    return TimeControl(per_move_s=checked_seconds(seconds, what, excerpt(str(value), 40)))
 
 
 def own_time_control(per_move: str | float | None, clock: str | None, key: str = "",

@@ -16,7 +16,8 @@ from typing import Any
 if __package__ in (None, ""):
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from arena.games import State, get_game
+from arena import games
+from arena.games import State
 from protocol.bot import Choice, on_cpu, run
 
 Chooser = Callable[[State, dict[str, Any]], Choice]
@@ -28,7 +29,7 @@ class TrackedGame:
     """The game in progress as the bot has seen it, and how many plies it holds."""
 
     def __init__(self, game_id: str) -> None:
-        self.game = get_game(game_id)
+        self.game = games.get(game_id)
         self.state: State | None = None
         self.applied = 0
 

@@ -17,7 +17,8 @@ from playwright.sync_api import sync_playwright
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.games import CHANCE, get_game  # noqa: E402
+from arena import games  # noqa: E402
+from arena.games import CHANCE  # noqa: E402
 from arena.render.svg import View, svg_defs, svg_state  # noqa: E402
 
 EXAMPLES = [
@@ -33,7 +34,7 @@ OUT = Path(__file__).resolve().parent.parent / "docs" / "images"
 
 def standalone(game_id: str, seats: int, options: dict[str, str], plies: int, seed: int) -> str:
     """An HTML page holding the SVG of the position after `plies` seeded random plies."""
-    game = get_game(game_id)
+    game = games.get(game_id)
     state = game.new_state(seats, game.resolve_options(options))
     rng = random.Random(seed)
     last, actor = None, None

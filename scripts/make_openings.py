@@ -20,7 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.games import CHANCE, get_game  # noqa: E402
+from arena import games  # noqa: E402
+from arena.games import CHANCE  # noqa: E402
 from arena.games.base import State  # noqa: E402
 
 OUT = Path(__file__).resolve().parent.parent / "bots" / "openings"
@@ -44,7 +45,7 @@ def _policy(game_id: str) -> Callable[[State, random.Random], str]:
 
 def _winner(game_id: str, opening: list[str], seed: int) -> int | None:
     """The seat that wins a self-play game from `opening` (None for a draw)."""
-    game = get_game(game_id)
+    game = games.get(game_id)
     state = game.new_state(2, game.resolve_options({}))
     for action in opening:
         state.apply(action)
@@ -61,7 +62,7 @@ def _winner(game_id: str, opening: list[str], seed: int) -> int | None:
 
 
 def _candidate(game_id: str, rng: random.Random) -> list[str]:
-    game = get_game(game_id)
+    game = games.get(game_id)
     state = game.new_state(2, game.resolve_options({}))
     actions = []
     for _ in range(PLIES[game_id]):

@@ -11,16 +11,14 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import arena.process.proctree as proctree
-from arena.cli import app
 from arena.league.config import default_concurrency
 from arena.process.cgroups import cgroup_support
 from arena.process.proctree import BOT_NICENESS
 from arena.referee.scheduling import CoreSlots, allowed_cores, concurrency_refusal, core_slots
+from tests.helpers.cli import run_cli
 
-runner = CliRunner()
 CORES = len(allowed_cores())
 
 _REPORTER = """
@@ -87,7 +85,7 @@ def test_the_default_concurrency_is_never_refused() -> None:
 
 
 def match(*more: str) -> tuple[int, str]:
-    result = runner.invoke(app, ["match", "random", "random", "--game", "btt", "--games", "2", "-q", *more])
+    result = run_cli("match", "random", "random", "--game", "btt", "--games", "2", "-q", *more)
     return result.exit_code, " ".join(result.output.split())
 
 
@@ -120,24 +118,24 @@ def league_file(tmp_path: Path, concurrency: int | None, extra: str = "", bots: 
 
 def test_league_refuses_a_concurrency_above_the_cores_unless_forced(tmp_path: Path) -> None:
     path = league_file(tmp_path, CORES + 1)
-    refused = runner.invoke(app, ["league", "run", str(path), "-q"])
+    refused = run_cli("league", "run", str(path), "-q")
     text = " ".join(refused.output.split())
     assert refused.exit_code == 2 and "Traceback" not in text
     assert f"concurrency {CORES + 1} runs more games at once than this machine has cores ({CORES})" in text
     assert (f'Lower it (concurrency = {CORES} or less in the league file), use the CPU basis (basis = "cpu" under '
             '[time]), or add --force-concurrency to run it anyway') in text
     assert not (tmp_path / "night").exists()  # refused before the league's database is made
-    forced = runner.invoke(app, ["league", "run", str(path), "-q", "--force-concurrency"])
+    forced = run_cli("league", "run", str(path), "-q", "--force-concurrency")
     assert forced.exit_code == 0, forced.output
 
 
 def test_league_at_the_default_concurrency_or_on_the_cpu_basis_runs(tmp_path: Path) -> None:
-    default = runner.invoke(app, ["league", "run", str(league_file(tmp_path / "a", None)), "-q"])
+    default = run_cli("league", "run", str(league_file(tmp_path / "a", None)), "-q")
     assert default.exit_code == 0, default.output
     (tmp_path / "b").mkdir()
     cpu = league_file(tmp_path / "b", CORES + 1)
     cpu.write_text(cpu.read_text().replace("[time]\n", '[time]\nbasis = "cpu"\n'))
-    result = runner.invoke(app, ["league", "run", str(cpu), "-q"])
+    result = run_cli("league", "run", str(cpu), "-q")
     assert result.exit_code == 0, result.output
 
 
@@ -152,7 +150,7 @@ def test_a_league_with_affinity_pins_each_tables_bots_to_its_own_cores(tmp_path:
     the bots of a table on the same ones, and the two tables that start together on
     different ones."""
     path = league_file(tmp_path, 2, bots=3)
-    result = runner.invoke(app, ["league", "run", str(path), "-q", "--affinity"])
+    result = run_cli("league", "run", str(path), "-q", "--affinity")
     assert result.exit_code == 0, result.output
     found = reports(tmp_path / "night" / "logs")
     slots = core_slots(2)
@@ -168,7 +166,7 @@ def test_a_league_with_affinity_pins_each_tables_bots_to_its_own_cores(tmp_path:
 @needs_two_cores
 def test_the_league_files_affinity_key_pins_too(tmp_path: Path) -> None:
     path = league_file(tmp_path, 2, extra="affinity = true\n")
-    assert runner.invoke(app, ["league", "run", str(path), "-q"]).exit_code == 0
+    assert run_cli("league", "run", str(path), "-q").exit_code == 0
     [said] = reports(tmp_path / "night" / "logs").values()
     assert {c for c, _ in said} <= set(core_slots(2)) and len({c for c, _ in said}) == 1
 
@@ -176,8 +174,8 @@ def test_the_league_files_affinity_key_pins_too(tmp_path: Path) -> None:
 @needs_two_cores
 def test_a_match_with_affinity_pins_each_table(tmp_path: Path) -> None:
     bot = str(reporter(tmp_path))
-    result = runner.invoke(app, ["match", bot, bot, "--game", "btt", "--games", "4", "-q", "--concurrency", "2",
-                                 "--affinity", "--log-protocol"])
+    result = run_cli("match", bot, bot, "--game", "btt", "--games", "4", "-q", "--concurrency", "2",
+                     "--affinity", "--log-protocol")
     assert result.exit_code == 0, result.output
     logs = Path(re.findall(r"bot logs \(stderr\): (\S+)", result.output)[0])
     found = reports(logs)
@@ -187,7 +185,7 @@ def test_a_match_with_affinity_pins_each_table(tmp_path: Path) -> None:
 
 def test_without_affinity_bots_may_run_on_every_core(tmp_path: Path) -> None:
     bot = str(reporter(tmp_path))
-    result = runner.invoke(app, ["play", "btt", bot, "random", "--log-dir", str(tmp_path / "logs"), "-q"])
+    result = run_cli("play", "btt", bot, "random", "--log-dir", str(tmp_path / "logs"), "-q")
     assert result.exit_code == 0, result.output
     [said] = reports(tmp_path / "logs").values()
     assert {c for c, _ in said} == {allowed_cores()}
@@ -201,7 +199,7 @@ def test_without_a_cgroup_bots_run_nicer_than_the_referee(tmp_path: Path, monkey
     bot = str(reporter(tmp_path))
     for sandbox in ([], ["--no-sandbox"]):
         logs = tmp_path / f"logs{len(sandbox)}"
-        result = runner.invoke(app, ["play", "btt", bot, "random", "--log-dir", str(logs), "-q", *sandbox])
+        result = run_cli("play", "btt", bot, "random", "--log-dir", str(logs), "-q", *sandbox)
         assert result.exit_code == 0, result.output
         [said] = reports(logs).values()
         assert {nice for _, nice in said} == {min(19, os.nice(0) + BOT_NICENESS)}, sandbox

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
 
 from arena.bench import revision
 from arena.bench.compare import (
@@ -30,7 +29,7 @@ from arena.bench.compare import (
     verdict,
 )
 from arena.bench.referee import compile_echo_bot, typical_request
-from arena.cli import app
+from tests.helpers.cli import run_cli
 
 CURRENT, BASELINE = Side("now", Path("/py/now")), Side("old", Path("/py/old"))
 
@@ -156,14 +155,13 @@ def test_a_name_that_is_no_commit_is_refused(tiny_repo: tuple[Path, str]) -> Non
 
 
 def test_the_command_line_refuses_a_bad_revision_and_check_without_compare() -> None:
-    runner = CliRunner()
-    result = runner.invoke(app, ["bench", "--compare", "no-such-revision-anywhere"])
+    result = run_cli("bench", "--compare", "no-such-revision-anywhere")
     assert result.exit_code == 2 and "names no commit" in result.output and "Traceback" not in result.output
-    result = runner.invoke(app, ["bench", "--check"])
+    result = run_cli("bench", "--check")
     assert result.exit_code == 2 and "--check needs --compare" in result.output
-    result = runner.invoke(app, ["bench", "--compare", "HEAD", "--only", "engines"])
+    result = run_cli("bench", "--compare", "HEAD", "--only", "engines")
     assert result.exit_code == 2 and "referee only" in result.output
-    result = runner.invoke(app, ["bench", "--compare", "HEAD", "--check", "--rounds", "2"])
+    result = run_cli("bench", "--compare", "HEAD", "--check", "--rounds", "2")
     assert result.exit_code == 2 and "at least 5 rounds" in result.output
 
 

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from arena.games import TERMINAL, GameError, IllegalAction, get_game
+from arena import games
+from arena.games import TERMINAL, GameError, IllegalAction
 from arena.games.blox import BloxState
 from arena.games.perft import perft
 from arena.render.blox import render_blox, text_blox, text_blox_level
 
-GAME = get_game("blox")
+GAME = games.get("blox")
 
 
 def board(seats: int = 2, **options: str) -> BloxState:

@@ -8,8 +8,8 @@ import random
 
 import pytest
 
+from arena import games
 from arena.cli.summary import totals
-from arena.games import get_game
 from arena.games.blox import BloxState
 from arena.records.replay import verify
 from bots.blox_greedy import choose_action
@@ -19,7 +19,7 @@ from tests.helpers.botmatch import match
 
 
 def blox(width: int = 16, height: int = 16, seats: int = 2) -> BloxState:
-    state = get_game("blox").new_state(seats, {"width": str(width), "height": str(height)})
+    state = games.get("blox").new_state(seats, {"width": str(width), "height": str(height)})
     assert isinstance(state, BloxState)
     return state
 
@@ -61,7 +61,7 @@ def test_an_edge_covered_by_the_opponent_is_unreachable() -> None:
 def test_bridge_plan_joins_the_starting_bricks() -> None:
     # 16 x 16 bridge: seat 0's V7,11,0 and V7,1,0 are six studs apart; a floor brick
     # between them and two bridges onto it join them, and playing exactly those wins.
-    state = get_game("blox").new_state(2, {"variant": "bridge"})
+    state = games.get("blox").new_state(2, {"variant": "bridge"})
     assert isinstance(state, BloxState)
     plan = plan_for(state, 0)
     assert plan.need == 3

@@ -6,16 +6,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.process.botnames import BotNameError, names_help, resolve_bot
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def test_a_typo_of_a_shipped_name_gets_did_you_mean_and_every_name() -> None:
-    result = runner.invoke(app, ["play", "btt", "random", "gredy"])
+    result = run_cli("play", "btt", "random", "gredy")
     assert result.exit_code == 2
     text = " ".join(result.output.split())
     assert text.startswith("error: 'gredy' is not a shipped bot nor a command found on PATH: did you mean greedy?")
@@ -41,7 +38,7 @@ def test_no_suggestion_for_a_name_far_from_every_bot() -> None:
 def test_a_registry_name_is_suggested_too(tmp_path: Path) -> None:
     registry = tmp_path / "bots.toml"
     registry.write_text('[alphabot]\ncommand = "random"\n')
-    result = runner.invoke(app, ["play", "btt", "random", "alphabott", "--bots", str(registry)])
+    result = run_cli("play", "btt", "random", "alphabott", "--bots", str(registry))
     assert result.exit_code == 2
     assert "did you mean alphabot?" in " ".join(result.output.split())
 

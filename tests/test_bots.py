@@ -8,16 +8,15 @@ import sys
 from pathlib import Path
 
 import pytest
-import trio
 
-from arena.games import get_game
 from arena.process.bot_process import processes_in_group
 from arena.process.botnames import BotNameError, resolve_bot
 from arena.process.spec import BotSpec
 from arena.records.replay import verify
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import run_match
+from tests.helpers.cli import run_cli
 
 DOC = Path(__file__).resolve().parent.parent / "docs" / "protocol.md"
 
@@ -34,8 +33,7 @@ ON_CPU = TimeControl(per_move_s=3.0, basis="cpu")
 
 
 def play(specs: list[BotSpec], games: int = 1) -> list[str]:
-    config = MatchConfig(get_game("btt"), {}, ON_CPU, seed=3, games=games, timing=Timing(startup_s=30.0))
-    result = trio.run(play_match, config, specs)
+    result = run_match("btt", specs, ON_CPU, seed=3, games=games, timing=Timing(startup_s=30.0))
     for outcome in result.outcomes:
         assert verify(outcome.record) == []
     assert all(processes_in_group(p) == [] for p in result.pgids)
@@ -60,8 +58,7 @@ def test_the_javascript_bots_play(tmp_path: Path) -> None:
 
 
 def test_greedy_beats_random_over_the_protocol() -> None:
-    config = MatchConfig(get_game("btt"), {}, ON_CPU, seed=5, games=10)
-    result = trio.run(play_match, config, [resolve_bot("greedy", "btt"), resolve_bot("random", "btt")])
+    result = run_match("btt", [resolve_bot("greedy", "btt"), resolve_bot("random", "btt")], ON_CPU, seed=5, games=10)
     greedy_wins = sum(o.ranks[seats.index(0)] == 1 for o, seats in zip(result.outcomes, result.seatings))
     assert greedy_wins >= 8
 
@@ -80,16 +77,12 @@ def test_bot_names_resolve_or_explain() -> None:
 
 
 def test_random_js_replays_a_seeded_match(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from arena.cli import app
     from arena.records.files import read_record_file
 
-    runner = CliRunner()
     out = tmp_path / "g.pgn"
     for bot_seed in ("5", "5", "6"):
-        result = runner.invoke(app, ["play", "btt", "random-js", "random-js", "--seed", "1", "--bot-seed", bot_seed,
-                                     "--out", str(out), "-q"])
+        result = run_cli("play", "btt", "random-js", "random-js", "--seed", "1", "--bot-seed", bot_seed,
+                         "--out", str(out), "-q")
         assert result.exit_code == 0, result.output
     first, again, other = ([p.action for p in r.plies] for r in read_record_file(out))
     assert first == again and first != other

@@ -10,15 +10,14 @@ from pathlib import Path
 
 import trio
 
-from arena.games import get_game
 from arena.process.botnames import resolve_bot
 from arena.process.stderr_log import StderrLog
 from arena.records.record import info_text
 from arena.records.replay import verify
-from arena.referee.match import MatchConfig, play_match
 from arena.timecontrol import TimeControl
 from protocol.codec import INFO_CAP, READY_TEXT_CAP, cut_info, decode_bot
 from protocol.messages import Action, Info, Ready
+from tests.helpers.botmatch import run_match
 
 
 def test_info_within_the_cap_is_kept_as_it_is() -> None:
@@ -64,8 +63,8 @@ def test_a_ready_with_huge_texts_keeps_their_starts() -> None:
 def test_a_match_against_a_megabyte_of_info_per_answer_keeps_a_kilobyte_per_ply() -> None:
     """The record kept for the match (in the referee's memory until the match ends)
     holds at most INFO_CAP bytes of info a ply, not the megabyte sent."""
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=5.0), seed=3, games=2)
-    result = trio.run(play_match, config, [resolve_bot("random", "btt"), resolve_bot("zoo/fat_info", "btt")])
+    result = run_match("btt", [resolve_bot("random", "btt"), resolve_bot("zoo/fat_info", "btt")],
+                       TimeControl(per_move_s=5.0), seed=3, games=2)
     fat = 0
     for outcome in result.outcomes:
         assert outcome.termination == "normal" and verify(outcome.record) == []

@@ -14,17 +14,15 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from arena.cli import app
+from arena import records
 from arena.league import store as store_module
 from arena.league.config import load_league
 from arena.league.store import LeagueStore
 from arena.records.files import read_record_file
 from arena.records.record import GameRecord, Ply
-from arena.records.writer import write_record
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli, run_cli_cleanly
 
 LEAGUE = """
 name = "files"
@@ -44,9 +42,9 @@ per_move = "2s"
 
 
 def cli(*args: str) -> Result:
-    result = runner.invoke(app, list(args))
+    """A command that must end cleanly and print no traceback, whatever the broken input."""
+    result = run_cli_cleanly(*args)
     assert "Traceback (most recent call last)" not in result.output
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
     return result
 
 
@@ -147,9 +145,9 @@ def test_a_full_disk_stops_the_league_cleanly_and_it_resumes(tmp_path: Path, mon
     assert 0 < len(stored) < 6
     monkeypatch.setattr(store_module.LeagueStore, "open", opened)
     assert cli("league", "run", str(path), "-q").exit_code == 0
-    records = read_record_file(league.records)
-    assert len(records) == 6 and [write_record(r) for r in records[: len(stored)]] == [
-        write_record(r) for r in stored]
+    read_back = read_record_file(league.records)
+    assert len(read_back) == 6 and [records.write(r) for r in read_back[: len(stored)]] == [
+        records.write(r) for r in stored]
     assert cli("verify", str(league.records)).exit_code == 0
 
 
@@ -263,7 +261,7 @@ def test_replay_of_a_cut_short_record_says_so(tmp_path: Path) -> None:
     record = read_record_file(game)[0]
     record.plies = record.plies[:10]
     record.tags["Plies"] = "10"
-    game.write_text(write_record(record))
+    game.write_text(records.write(record))
     result = cli("replay", str(game))
     assert result.exit_code == 1
     assert "ends after ply 10 before the game is over" in one_line(result) and "cut short" in result.output
@@ -390,9 +388,8 @@ def test_a_bot_that_closes_its_stdin_is_reported_as_such(tmp_path: Path) -> None
 
 def test_a_clock_run_out_within_the_grace_is_a_time_out_without_a_negative_limit(tmp_path: Path) -> None:
     out = tmp_path / "g.pgn"
-    result = runner.invoke(app, ["play", "btt", "random", "zoo/slow", "--clock", "0.5+0", "--grace", "3s",
-                                 "--out", str(out), "--log-dir", str(tmp_path / "l")],
-                           env={"ZOO_PLY": "2", "ZOO_SECONDS": "1.0"})
+    result = run_cli("play", "btt", "random", "zoo/slow", "--clock", "0.5+0", "--grace", "3s",
+                     "--out", str(out), "--log-dir", str(tmp_path / "l"), env={"ZOO_PLY": "2", "ZOO_SECONDS": "1.0"})
     assert result.exit_code == 0, result.output
     detail = read_record_file(out)[0].tags["TerminationDetail"]
     assert "time-out" in detail and "its game clock had run out before this decision" in detail

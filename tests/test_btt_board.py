@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from arena.games import get_game
+from arena import games
 from arena.games.base import GameError
 from arena.games.btt import BTT
 from arena.games.btt_board import geometry, square_names
@@ -15,7 +15,7 @@ from tests.helpers.btt import FILES, grid, neighbours, new, play
 
 
 def test_registered_with_its_seats_and_board_option() -> None:
-    game = get_game("btt")
+    game = games.get("btt")
     assert isinstance(game, BTT)
     assert (game.id, game.name, game.min_seats, game.max_seats) == ("btt", "Branches and Twigs and Thorns", 2, 6)
     (option,) = game.options

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arena.games import get_game
+from arena import games
 from arena.process.botnames import resolve_bot
 from arena.process.spec import BotSpec, Limits
 from arena.referee.player import Timing
@@ -38,7 +38,7 @@ def check_in_process(bot: str, game: str = "btt", per_move: float = 0.5) -> Repo
     clock for the bots that must fail `in-time` (they sleep or never read), on the CPU
     basis for every other, and with a start-up limit only the silent bot reaches: a
     loaded machine fails no check here."""
-    game_rules = get_game(game)
+    game_rules = games.get(game)
     spec = resolve_bot(bot, game)
     on_the_wall = ZOO.get(bot.removeprefix("zoo/")) == "in-time"
     control = TimeControl(per_move_s=per_move, basis="wall" if on_the_wall else "cpu")
@@ -50,7 +50,7 @@ def check_in_process(bot: str, game: str = "btt", per_move: float = 0.5) -> Repo
 def check_way(way: str, game: str = "btt") -> Report:
     """The check of tests/no_legal_bot.py, which asks for `legal: false`, got right or wrong."""
     spec = BotSpec(f"no-legal-{way}", [sys.executable, str(Path(__file__).parent / "no_legal_bot.py"), way])
-    return Checker(lambda _: spec, [get_game(game)], TimeControl(per_move_s=2.0, basis="cpu"),
+    return Checker(lambda _: spec, [games.get(game)], TimeControl(per_move_s=2.0, basis="cpu"),
                    Timing(startup_s=30.0, grace_s=0.05), Limits(memory_bytes=512 << 20), quick=True).run()
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from arena.games import get_game
+from arena import games
 from arena.process.spec import BotSpec, Limits
 from arena.referee.player import Timing
 from arena.session.check import Checker, Report
@@ -18,7 +18,7 @@ BOT = Path(__file__).parent / "newcomer_bot.py"
 
 def check(habit: str) -> Report:
     spec = BotSpec(habit, [sys.executable, str(BOT), habit])
-    return Checker(lambda _: spec, [get_game("btt")], TimeControl(per_move_s=2.0, basis="cpu"),
+    return Checker(lambda _: spec, [games.get("btt")], TimeControl(per_move_s=2.0, basis="cpu"),
                    Timing(startup_s=30.0, grace_s=0.05), Limits(memory_bytes=512 << 20, sandbox=False),
                    quick=True).run()
 

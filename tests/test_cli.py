@@ -4,19 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from arena.cli import app
 from arena.records.files import read_record_file
 from arena.records.writer import write_records
+from tests.helpers.cli import exit_and_output as invoke
 from tests.helpers.exclusive import apart_from_stalls
-
-runner = CliRunner()
-
-
-def invoke(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, list(args))
-    return result.exit_code, result.output
 
 
 def test_games_lists_btt_with_seats_and_options() -> None:

@@ -8,11 +8,9 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
+from tests.helpers.cli import run_cli
 
-runner = CliRunner()
 NARROW = {"COLUMNS": "80", "TERMINAL_WIDTH": "80"}
 
 COMMANDS = [["games"], ["legal"], ["perft"], ["play"], ["replay"], ["verify"], ["demo"], ["bench"], ["doctor"],
@@ -23,7 +21,7 @@ OPTION_ROW = re.compile(r"^│ (?:\*\s+)?(--[a-z-]+|[A-Z][A-Z.]*)")
 
 
 def help_text(*command: str) -> str:
-    result = runner.invoke(app, [*command, "--help"], env=NARROW)
+    result = run_cli(*command, "--help", env=NARROW)
     assert result.exit_code == 0, result.output
     return result.output
 
@@ -75,7 +73,7 @@ def test_play_help_gives_descriptions_room_at_80_columns() -> None:
     (["league", "run"], ["missing argument LEAGUE.toml"]),
 ])
 def test_usage_errors_are_one_error_line_and_exit_2(args: list[str], words: list[str]) -> None:
-    result = runner.invoke(app, args, env=NARROW)
+    result = run_cli(*args, env=NARROW)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert len(lines) == 1, result.output
@@ -87,11 +85,11 @@ def test_usage_errors_are_one_error_line_and_exit_2(args: list[str], words: list
 
 def test_shell_completion_is_switched_on() -> None:
     assert "--install-completion" in help_text()
-    result = runner.invoke(app, [], env={"_ARENA_COMPLETE": "complete_bash", "COMP_WORDS": "arena pl",
-                                         "COMP_CWORD": "1"}, prog_name="arena")
+    result = run_cli(env={"_ARENA_COMPLETE": "complete_bash", "COMP_WORDS": "arena pl", "COMP_CWORD": "1"},
+                     prog_name="arena")
     assert result.output.split() == ["play"]
-    result = runner.invoke(app, [], env={"_ARENA_COMPLETE": "complete_bash", "COMP_WORDS": "arena play btt --gam",
-                                         "COMP_CWORD": "3"}, prog_name="arena")
+    result = run_cli(env={"_ARENA_COMPLETE": "complete_bash", "COMP_WORDS": "arena play btt --gam",
+                          "COMP_CWORD": "3"}, prog_name="arena")
     assert result.output.split() == ["--games"]
 
 
@@ -141,7 +139,7 @@ def test_a_wide_table_keeps_every_header_word_whole() -> None:
 
 def test_doctor_at_80_columns_cuts_no_path(tmp_path: Path) -> None:
     data = tmp_path / "a-data-folder-with-a-long-name" / "deeper"
-    result = runner.invoke(app, ["doctor"], env={**NARROW, "XDG_DATA_HOME": str(data), "ARENA_SECRET": ""})
+    result = run_cli("doctor", env={**NARROW, "XDG_DATA_HOME": str(data), "ARENA_SECRET": ""})
     assert result.exit_code == 0, result.output
     assert "…" not in result.output
     assert all(len(line) <= 80 for line in result.output.splitlines())

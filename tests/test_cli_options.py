@@ -8,9 +8,9 @@ from typing import Annotated
 
 import pytest
 import typer
-from typer.testing import CliRunner
 
 from arena.cli.options import takes
+from tests.helpers.cli import run_cli
 
 
 @dataclass(frozen=True)
@@ -38,10 +38,10 @@ def test_a_command_gets_its_options_as_one_dataclass_with_its_groups_built() -> 
     app = typer.Typer()
     app.command("go")(command)
     app.command("other")(lambda: None)  # two commands: `go` is a subcommand, as in the arena
-    result = CliRunner().invoke(app, ["go", "ada", "--high", "4", "--first"])
+    result = run_cli("go", "ada", "--high", "4", "--first", app=app)
     assert result.exit_code == 0, result.output
     assert seen == [Command("ada", True, Pair(1, 4), "z")]
-    help_text = CliRunner().invoke(app, ["go", "--help"]).output
+    help_text = run_cli("go", "--help", app=app).output
     # The help lists the group's options where the group stands, and the docstring.
     assert help_text.index("--first") < help_text.index("--low") < help_text.index("--high") < help_text.index("--last")
     assert "Record what was parsed." in help_text

@@ -20,14 +20,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
+from arena import records
 from arena.cluster.executor import ClusterError, DaskExecutor
 from arena.process.bot_process import process_table
 from arena.process.sandbox import find_bwrap
 from arena.records.files import read_record_file
-from arena.records.writer import write_record
+from tests.helpers.cli import run_cli
 from tests.helpers.deal_memory import remembered, shared, timed_league
 
 FIRST = """
@@ -81,7 +80,7 @@ def stripped_records(path: Path) -> dict[str, str]:
     """Each game's record by round, without its move comments and line breaks (thinking
     times differ from run to run, more so on a loaded machine, and their digits move
     where the lines wrap; everything else must not)."""
-    return {r.tags["Round"]: " ".join(re.sub(r"\{[^}]*\}", " ", write_record(r)).split())
+    return {r.tags["Round"]: " ".join(re.sub(r"\{[^}]*\}", " ", records.write(r)).split())
             for r in read_record_file(path)}
 
 
@@ -142,15 +141,14 @@ def test_a_cluster_stores_the_same_games_as_one_machine(tmp_path: Path, secret: 
     here, there = tmp_path / "here", tmp_path / "there"
     here.mkdir()
     there.mkdir()
-    runner = CliRunner()
-    local = runner.invoke(app, ["league", "run", str(write_league(here)), "-q"])
+    local = run_cli("league", "run", str(write_league(here)), "-q")
     assert local.exit_code == 0, local.output
-    cluster = runner.invoke(app, ["league", "run", str(write_league(there)), "-q", "--cluster", "local:2"])
+    cluster = run_cli("league", "run", str(write_league(there)), "-q", "--cluster", "local:2")
     assert cluster.exit_code == 0, cluster.output
     assert "worker thread(s)" in cluster.output
     one, many = stripped_records(here / "night" / "league.pgn"), stripped_records(there / "night" / "league.pgn")
     assert len(one) == 12 and one == many
-    assert runner.invoke(app, ["verify", str(there / "night" / "league.pgn")]).exit_code == 0
+    assert run_cli("verify", str(there / "night" / "league.pgn")).exit_code == 0
 
 
 def test_a_cluster_never_plays_one_deal_at_two_tables_with_one_bot(tmp_path: Path, secret: str,
@@ -162,7 +160,7 @@ def test_a_cluster_never_plays_one_deal_at_two_tables_with_one_bot(tmp_path: Pat
     cache = tmp_path / "cache"
     monkeypatch.setenv("ARENA_CACHE", str(cache))
     path = timed_league(tmp_path, 3, 4, 6, 2, extra='[cluster]\naddress = "local:2"')
-    result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    result = run_cli("league", "run", str(path), "-q")
     assert result.exit_code == 0, result.output
     records = read_record_file(tmp_path / "timed" / "league.pgn")
     assert len(records) == 24 and all(r.termination == "normal" for r in records)
@@ -303,7 +301,7 @@ def test_dask_scheduler_and_workers_play_a_league_from_its_scheduler_file(
 def test_a_bot_folder_too_big_to_ship_is_refused_before_the_league_starts(tmp_path: Path) -> None:
     path = write_league(tmp_path, extra="[cluster]\naddress = \"local:1\"\nmax_folder_mb = 1\n")
     (tmp_path / "mybots" / "weights.bin").write_bytes(b"\0" * (2 << 20))
-    result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    result = run_cli("league", "run", str(path), "-q")
     assert result.exit_code == 2
     text = " ".join(result.output.split())
     assert "holds 2 MB" in text and "at most 1 MB" in text and "max_folder_mb" in text
@@ -312,10 +310,9 @@ def test_a_bot_folder_too_big_to_ship_is_refused_before_the_league_starts(tmp_pa
 
 def test_cluster_addresses_that_cannot_work_are_messages(tmp_path: Path) -> None:
     path = write_league(tmp_path)
-    runner = CliRunner()
-    missing = runner.invoke(app, ["league", "run", str(path), "--cluster", str(tmp_path / "nope.json")])
+    missing = run_cli("league", "run", str(path), "--cluster", str(tmp_path / "nope.json"))
     assert missing.exit_code == 2 and "no such scheduler file" in " ".join(missing.output.split())
-    bad = runner.invoke(app, ["league", "run", str(path), "--cluster", "local:zero"])
+    bad = run_cli("league", "run", str(path), "--cluster", "local:zero")
     assert bad.exit_code == 2 and "local:N" in bad.output
 
 

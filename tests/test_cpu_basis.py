@@ -20,17 +20,17 @@ import trio
 import trio.testing
 
 import arena.process.proctree as proctree
-from arena.games import get_game
 from arena.process.botnames import resolve_bot
 from arena.process.cgroups import cgroup_support
 from arena.process.channel import FakeBot, FakeBotIO, Launch, LineChannel, MemoryChannel
 from arena.process.spec import BotSpec, Limits
 from arena.records.replay import verify
-from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.match import MatchResult
 from arena.referee.player import Timing
 from arena.session.rerun import time_controls
 from arena.termination import Termination
 from arena.timecontrol import TimeControl, TimeControlError, parse_basis
+from tests.helpers.botmatch import run_match
 
 CPU = TimeControl(per_move_s=0.1, basis="cpu")
 WALL = TimeControl(per_move_s=0.1)
@@ -94,10 +94,9 @@ def play(thinks: list[Think], control: TimeControl, seen: list[dict[str, Any]] |
         meter.channel = channel
         return channel
 
-    config = MatchConfig(get_game("btt"), {}, control, seed=1, games=1, timing=Timing(startup_s=5.0, grace_s=0.02),
-                         launcher=launch)
     specs = [BotSpec(name, ["unused"]) for name in bots]
-    return trio.run(play_match, config, specs, clock=trio.testing.MockClock(autojump_threshold=0))
+    return run_match("btt", specs, control, seed=1, games=1, timing=Timing(startup_s=5.0, grace_s=0.02),
+                     launcher=launch, mock_clock=True)
 
 
 def quick(meter: Meter, k: int) -> Awaitable[bool]:
@@ -240,9 +239,8 @@ def real_match(use: str, seconds: float, control: TimeControl, sandbox: bool = T
     spec.env.update(ZOO_USE=use, ZOO_SECONDS=str(seconds), ZOO_PLY="2")
     other = resolve_bot("random", "btt")
     limits = Limits(memory_bytes=512 << 20, sandbox=sandbox)
-    config = MatchConfig(get_game("btt"), {}, control, seed=3, games=1, limits=limits,
-                         timing=Timing(startup_s=30.0, grace_s=0.05))
-    return trio.run(play_match, config, [other, spec])
+    return run_match("btt", [other, spec], control, seed=3, games=1, limits=limits,
+                     timing=Timing(startup_s=30.0, grace_s=0.05))
 
 
 def test_a_real_bot_sleeping_half_a_second_a_move_plays_on_the_cpu_basis() -> None:

@@ -12,17 +12,17 @@ from typing import Any
 import trio
 import trio.testing
 
-from arena.games import get_game
+from arena import games, records
 from arena.process.channel import FakeBot, FakeBotIO, memory_launcher
 from arena.process.spec import BotSpec
 from arena.records.record import Ply
 from arena.records.replay import verify
-from arena.records.writer import write_record
-from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.match import MatchResult
 from arena.referee.player import Timing
 from arena.termination import Termination
 from arena.timecontrol import TimeControl
 from protocol.messages import Info
+from tests.helpers.botmatch import run_match
 
 Think = Callable[[dict[str, Any], int], Awaitable[dict[str, Any] | bytes | None]]
 """A fake bot's answer to its k-th request (from 1): a message, raw bytes, or None to
@@ -67,11 +67,9 @@ def after(seconds: float, at: int | None = None) -> Think:
 def play(bots: list[FakeBot], control: TimeControl, grace: float = 0.05, games: int = 1,
          startup: float = 5.0, own: dict[int, TimeControl] | None = None) -> MatchResult:
     names = [f"bot{i}" for i in range(len(bots))]
-    config = MatchConfig(get_game("btt"), {}, control, seed=1, games=games,
-                         timing=Timing(startup_s=startup, grace_s=grace),
-                         launcher=memory_launcher(dict(zip(names, bots, strict=True))))
     specs = [BotSpec(name, ["unused"], time_control=(own or {}).get(i)) for i, name in enumerate(names)]
-    return trio.run(play_match, config, specs, clock=trio.testing.MockClock(autojump_threshold=0))
+    return run_match("btt", specs, control, seed=1, games=games, timing=Timing(startup_s=startup, grace_s=grace),
+                     launcher=memory_launcher(dict(zip(names, bots, strict=True))), mock_clock=True)
 
 
 def seat_plies(result: MatchResult, seat: int) -> list[Ply]:
@@ -238,7 +236,7 @@ def test_a_bot_named_by_its_command_is_shown_by_the_name_it_gives() -> None:
 
 def test_opting_out_of_legal_and_observation_leaves_them_out_and_events_suffice() -> None:
     seen: list[dict[str, Any]] = []
-    state = get_game("btt").new_state(2, {})
+    state = games.get("btt").new_state(2, {})
 
     async def from_events(message: dict[str, Any], k: int) -> dict[str, Any]:
         for event in message["events"]:
@@ -266,7 +264,7 @@ def test_a_bots_info_reaches_the_record_structured_and_as_text() -> None:
     ply = seat_plies(result, 1)[0]
     assert ply.info == Info(score=0.5, depth=3, nodes=1200, pv=["Nc3", "Rd2"], comment="safe } line")
     assert ply.comment_text() == "0.0ms score=0.5 depth=3 nodes=1200 pv=Nc3,Rd2 safe } line"
-    assert "{0.0ms score=0.5 depth=3 nodes=1200 pv=Nc3,Rd2 safe ) line}" in write_record(result.outcomes[0].record)
+    assert "{0.0ms score=0.5 depth=3 nodes=1200 pv=Nc3,Rd2 safe ) line}" in records.write(result.outcomes[0].record)
 
 
 def test_a_bot_with_its_own_time_control_plays_under_it_and_the_record_says_so() -> None:

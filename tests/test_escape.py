@@ -18,17 +18,17 @@ import sys
 import threading
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.process import proctree
 from arena.process.botnames import resolve_bot
 from arena.process.cgroups import CgroupSupport, cgroup_support
 from arena.process.spec import BotSpec, Limits
 from arena.records.files import read_record_file
+from tests.helpers.cli import run_cli
 from tests.helpers.escape import (
     CGROUPS_EXPECTED,
     SEATINGS,
@@ -172,9 +172,8 @@ def test_a_shrunk_stdin_pipe_does_not_stop_the_clock(tmp_path: Path) -> None:
 
 def test_a_deal_cannot_be_recomputed_from_the_seeds(tmp_path: Path) -> None:
     # The old scheme: ARENA_BOT_SEED = seed * 100 + bot, the deal Random(seed * 1000 + cycle).
-    cheat = escape("seed", "the-tree", ARENA_BOT_SEED="300")
-    rival = honest("the-tree")
-    rival.env["ARENA_BOT_SEED"] = "301"
+    cheat = replace(escape("seed", "the-tree"), bot_seed=300)
+    rival = replace(honest("the-tree"), bot_seed=301)
     result = play([cheat, rival], tmp_path, game="the-tree", games=2, seed=3)
     assert attack_report(tmp_path, "seed") == ["deals recomputed that hold my hand: 0"] * 2
     assert_game_sound(result)
@@ -226,12 +225,11 @@ name = "daemon"
 command = "zoo/escape"
 env = {{ ZOO_ATTACK = "daemon", ZOO_TARGET = "{token}" }}
 """)
-    runner = CliRunner()
-    result = runner.invoke(app, ["league", "run", str(league), "-q"])
+    result = run_cli("league", "run", str(league), "-q")
     assert result.exit_code == 0, result.output
     records = read_record_file(output / "league.pgn")
     assert len(records) == 4 * 3 and all(r.termination == "normal" for r in records)
-    assert runner.invoke(app, ["verify", str(output / "league.pgn")]).exit_code == 0
+    assert run_cli("verify", str(output / "league.pgn")).exit_code == 0
     logs = "".join(p.read_text() for p in (output / "logs").rglob("*.log"))
     assert "ATTACK write: create failed" in logs and "append failed" in logs
     assert "files []" in logs

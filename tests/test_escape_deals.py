@@ -21,22 +21,20 @@ import time
 from pathlib import Path
 
 import pytest
-import trio
-from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.games import get_game
+from arena import games
 from arena.process import view
 from arena.process.botnames import resolve_bot
 from arena.process.spec import BotSpec, Limits
 from arena.records.files import read_record_file
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import run_match
+from tests.helpers.cli import run_cli
 from tests.helpers.deal_memory import RECORDER, Memory, recorder, remembered, stored_games
 from tests.helpers.escape import attack_report, skip_without_sandbox
 
-GAME = get_game("the-tree")
+GAME = games.get("the-tree")
 
 skip_without_sandbox()
 
@@ -54,9 +52,8 @@ def match_memory(tmp_path: Path, seats: int, games: int, seed: int = 5) -> Memor
     specs = [recorder(f"rec{b}", 100 * seed + b, folder) for b in range(seats)]
     logs = tmp_path / f"logs-{seats}"
     tmp_path.mkdir(parents=True, exist_ok=True)
-    config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=seed, games=games, log_dir=logs,
-                         timing=Timing(startup_s=20), chance_key=b"deal-memory")
-    result = trio.run(play_match, config, specs)
+    result = run_match(GAME, specs, TimeControl(per_move_s=5), seed=seed, games=games, log_dir=logs,
+                       timing=Timing(startup_s=20), chance_key=b"deal-memory")
     assert [o.termination for o in result.outcomes] == ["normal"] * games
     return remembered(sorted(logs.glob("*.log")), [o.record for o in result.outcomes])
 
@@ -90,7 +87,7 @@ def league_memory(output: Path, *logs: Path) -> Memory:
 
 
 def test_no_process_starts_a_deal_it_has_seen_in_a_league(tmp_path: Path) -> None:
-    result = CliRunner().invoke(app, ["league", "run", str(league_file(tmp_path, 3, 3, 6)), "-q"])
+    result = run_cli("league", "run", str(league_file(tmp_path, 3, 3, 6)), "-q")
     assert result.exit_code == 0, result.output
     memory = league_memory(tmp_path / "secrets")
     assert memory.games == 6 * 3 and (memory.remembering, memory.tiles) == (0, 0), memory
@@ -108,7 +105,7 @@ def resumed_league_memory(tmp_path: Path, seats: int, games: int, stop_after: in
     league.send_signal(signal.SIGKILL)
     league.wait()
     assert 0 < stored_games(database) < games  # one table (as many bots as seats): `games` games in all
-    result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    result = run_cli("league", "run", str(path), "-q")
     assert result.exit_code == 0, result.output
     return league_memory(tmp_path / "resumed")
 
@@ -132,9 +129,8 @@ def page_cache_bot(tmp_path: Path) -> BotSpec:
 
 def page_cache_reports(tmp_path: Path, limits: Limits) -> list[str]:
     logs = tmp_path / "logs"
-    config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=11, games=2, log_dir=logs, limits=limits,
-                         chance_key=b"page-cache")
-    result = trio.run(play_match, config, [page_cache_bot(tmp_path), resolve_bot("random", "the-tree")])
+    result = run_match(GAME, [page_cache_bot(tmp_path), resolve_bot("random", "the-tree")], TimeControl(per_move_s=5),
+                       seed=11, games=2, log_dir=logs, limits=limits, chance_key=b"page-cache")
     assert [o.termination for o in result.outcomes] == ["normal", "normal"]
     return attack_report(logs, "pagecache")
 
@@ -179,14 +175,14 @@ def test_no_remembered_tiles_over_many_games_for_every_schedule(tmp_path: Path, 
         counts[f"match, {seats} seats"] = match_memory(tmp_path / f"m{seats}", seats, at_least_40[seats], seed=seats)
     for seats in (3, 4):
         path = league_file(tmp_path / f"l{seats}", seats, seats, at_least_40[seats])
-        result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+        result = run_cli("league", "run", str(path), "-q")
         assert result.exit_code == 0, result.output
         counts[f"league, {seats} seats"] = league_memory(tmp_path / f"l{seats}" / "secrets")
     counts["resumed league, 3 seats"] = resumed_league_memory(tmp_path / "r", 3, 42, stop_after=10)
     cache = tmp_path / "cache"
     monkeypatch.setenv("ARENA_CACHE", str(cache))
     path = league_file(tmp_path / "c", 4, 4, 44, "cluster")
-    result = CliRunner().invoke(app, ["league", "run", str(path), "-q", "--cluster", "local:2"])
+    result = run_cli("league", "run", str(path), "-q", "--cluster", "local:2")
     assert result.exit_code == 0, result.output
     counts["cluster league, 4 seats"] = league_memory(tmp_path / "c" / "cluster", cache / "logs")
     with capsys.disabled():

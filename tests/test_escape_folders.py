@@ -14,15 +14,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.process import botfolder, folder_checks
 from arena.process.botnames import resolve_bot
 from arena.process.spec import BotSpec
+from tests.helpers.cli import run_cli
 from tests.helpers.escape import assert_game_sound, attack_report, honest, play, skip_without_sandbox
 
-runner = CliRunner()
 ESCAPE = Path(resolve_bot("zoo/escape", "btt").command[-1])
 EARLIER_RUN = {"games.pgn": '[Event "earlier"]\n', "3-rival.protocol.log": "deal 00,01,02\n",
                "live.json": '{"deal": "00,01"}', "league.sqlite": "db", "league.sqlite-shm": "shm",
@@ -45,7 +43,7 @@ def leave_earlier_run(folder: Path) -> None:
 
 
 def play_cli(*args: str) -> tuple[int, str]:
-    result = runner.invoke(app, ["play", "btt", *args], env={"COLUMNS": "300"})
+    result = run_cli("play", "btt", *args, env={"COLUMNS": "300"})
     return result.exit_code, " ".join(result.output.split())
 
 
@@ -131,7 +129,7 @@ def test_a_league_whose_output_holds_a_bots_folder_is_refused(tmp_path: Path) ->
     league.write_text(f'name = "here"\ngame = "btt"\noutput = "."\ngames_per_pairing = 2\n[[bots]]\nname = "mine"\n'
                       f'command = ["{sys.executable}", "escape.py"]\ncwd = "."\n[[bots]]\nname = "rival"\n'
                       'command = "random"\n')
-    result = runner.invoke(app, ["league", "run", str(league), "-q"], env={"COLUMNS": "300"})
+    result = run_cli("league", "run", str(league), "-q", env={"COLUMNS": "300"})
     text = " ".join(result.output.split())
     assert result.exit_code == 2, text
     assert "lies in the folder of bot mine" in text
@@ -151,7 +149,7 @@ def test_a_file_argument_outside_the_bots_folder_is_refused_unless_allowed(tmp_p
     code, output = play_cli(command, "random")
     assert code == 2, output
     assert f"--ro {other / 'league.pgn'}" in output and "Move the file into the bot's folder" in output
-    checked = runner.invoke(app, ["check", command, "--game", "btt", "--quick"], env={"COLUMNS": "300"})
+    checked = run_cli("check", command, "--game", "btt", "--quick", env={"COLUMNS": "300"})
     assert checked.exit_code == 2 and f"--ro {other / 'league.pgn'}" in " ".join(checked.output.split())
     logs = tmp_path / "logs"
     code, output = play_cli(command, "random", "--ro", str(other / "league.pgn"), "--log-dir", str(logs))
@@ -178,7 +176,7 @@ def test_a_bot_failing_on_a_hidden_path_is_told_which_and_how_to_allow_it(tmp_pa
         in output and f"--ro {data}" in output
     code, output = play_cli(command, "random", "--ro", str(data))
     assert code == 2 and "--ro" not in output.split("never started")[1], output  # shown now: no such hint
-    checked = runner.invoke(app, ["check", command, "--game", "btt", "--quick", "--json"])
+    checked = run_cli("check", command, "--game", "btt", "--quick", "--json")
     assert checked.exit_code == 1
     handshake = next(c for c in json.loads(checked.stdout)["checks"] if c["name"] == "handshake")
     assert f"--ro {data}" in handshake["detail"]

@@ -20,12 +20,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.process import bot_process as process
-from arena.process import view
+from arena.process import backends, view
 from arena.process.botnames import resolve_bot
 from arena.process.sandbox import probe
 from arena.process.spec import BotSpec
 from arena.referee.match import MatchResult
+from tests.helpers.cli import run_cli
 from tests.helpers.escape import assert_game_sound, attack_report, play, skip_without_sandbox
 
 skip_without_sandbox()
@@ -65,7 +65,7 @@ def unfiltered() -> Iterator[None]:
     and /proc/locks shown."""
     plain = dataclasses.replace(probe(), syscall_filter=False, own_users=False)
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(process, "probe", lambda: plain)
+        patch.setattr(backends, "probe", lambda: plain)
         patch.setattr(view, "KERNEL_FILES", ())
         yield
 
@@ -123,16 +123,12 @@ def test_one_entrant_at_several_tables_of_a_league_finds_nothing(tmp_path: Path)
     it read its opponents' hands at the other table through a key named after the
     cycle (5 claims of 5 true); now no two of its processes ever hold one deal at once,
     and no mailbox carries anything."""
-    from typer.testing import CliRunner
-
-    from arena.cli import app
-
     honest = "".join(f'[[bots]]\nname = "random{b}"\ncommand = "random"\n' for b in range(3))
     league = tmp_path / "sealed.toml"
     league.write_text(f'name = "sealed"\ngame = "the-tree"\nseats = 3\ngames_per_pairing = 3\nconcurrency = 2\n'
                       f'[time]\nper_move = "5s"\nstartup = "20s"\n[[bots]]\nname = "cheat"\ncommand = '
                       f'"zoo/kernel_mailbox"\nenv = {{ ZOO_CHANNEL = "keys,flock" }}\n{honest}')
-    result = CliRunner().invoke(app, ["league", "run", str(league), "-q"])
+    result = run_cli("league", "run", str(league), "-q")
     assert result.exit_code == 0, result.output
     logs = tmp_path / "sealed" / "logs"
     reports = [line for log in sorted(logs.rglob("*-cheat.log")) for line in log.read_text().splitlines()

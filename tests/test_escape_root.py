@@ -11,6 +11,7 @@ import os
 import threading
 import time
 import uuid
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -115,7 +116,7 @@ def test_nothing_but_its_own_folders_can_be_written(tmp_path: Path) -> None:
 def test_the_environment_is_exactly_the_documented_one(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.setenv("ARENA_LEAK", "the referee's own")
-    result = play([escape("environ", ARENA_BOT_SEED="7"), honest()], tmp_path)
+    result = play([replace(escape("environ"), bot_seed=7), honest()], tmp_path)  # the launcher writes ARENA_BOT_SEED
     report = attack_report(tmp_path, "environ")[0]
     names = set(report.split("names [")[1].split("]")[0].replace("'", "").split(", "))
     assert names == DOCUMENTED | {"ZOO_ATTACK"}, report

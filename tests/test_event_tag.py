@@ -6,13 +6,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typer.testing import CliRunner
-
 import arena
-from arena.cli import app
 from arena.records.files import read_record_file
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def events(path: Path) -> list[str]:
@@ -21,20 +17,20 @@ def events(path: Path) -> list[str]:
 
 def test_play_and_match_take_an_event(tmp_path: Path) -> None:
     out = tmp_path / "games.pgn"
-    played = runner.invoke(app, ["play", "btt", "random", "greedy", "--games", "2", "--event", "Friday cup", "-q",
-                                 "--out", str(out), "--time-per-move", "2"])
+    played = run_cli("play", "btt", "random", "greedy", "--games", "2", "--event", "Friday cup", "-q",
+                     "--out", str(out), "--time-per-move", "2")
     assert played.exit_code == 0, played.output
-    matched = runner.invoke(app, ["match", "random", "greedy", "--game", "btt", "--games", "2", "--event",
-                                  "Club night 3", "-q", "--out", str(out), "--time-per-move", "2"])
+    matched = run_cli("match", "random", "greedy", "--game", "btt", "--games", "2", "--event",
+                      "Club night 3", "-q", "--out", str(out), "--time-per-move", "2")
     assert matched.exit_code == 0, matched.output
     assert events(out) == ["Friday cup"] * 2 + ["Club night 3"] * 2
 
 
 def test_the_event_defaults_to_the_command_and_is_checked(tmp_path: Path) -> None:
     out = tmp_path / "games.pgn"
-    assert runner.invoke(app, ["play", "btt", "random", "random", "-q", "--out", str(out)]).exit_code == 0
+    assert run_cli("play", "btt", "random", "random", "-q", "--out", str(out)).exit_code == 0
     assert events(out) == ["arena play"]
-    empty = runner.invoke(app, ["play", "btt", "random", "random", "--event", " "])
+    empty = run_cli("play", "btt", "random", "random", "--event", " ")
     assert empty.exit_code == 2 and "Event tag as printable text" in empty.output
 
 

@@ -8,10 +8,9 @@ import pytest
 import trio
 import trio._core._thread_cache as thread_cache
 
-from arena.games import get_game
 from arena.process.botnames import resolve_bot
-from arena.referee.match import MatchConfig, play_match
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import run_match
 
 
 def test_a_bot_lives_on_after_the_worker_threads_that_started_it_end(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -20,8 +19,7 @@ def test_a_bot_lives_on_after_the_worker_threads_that_started_it_end(monkeypatch
     async def pause(index: int) -> None:
         await trio.sleep(0.5)  # between games, every idle worker thread ends
 
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=5), seed=3, games=3)
-    result = trio.run(lambda: play_match(config, [resolve_bot("random", "btt"), resolve_bot("random", "btt")],
-                                         before_game=pause))
+    result = run_match("btt", [resolve_bot("random", "btt"), resolve_bot("random", "btt")], TimeControl(per_move_s=5),
+                       seed=3, games=3, before_game=pause)
     assert [o.termination for o in result.outcomes] == ["normal"] * 3
     assert all(not o.faults for o in result.outcomes)

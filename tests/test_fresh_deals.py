@@ -13,9 +13,8 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
 from arena.league.deal_locks import unit_deals
 from arena.league.runner import open_league
@@ -26,9 +25,9 @@ from arena.referee.match import MatchConfig, planned_games
 from arena.referee.openings import Opening
 from arena.session.paired import pair_plans
 from arena.session.rerun import chance_mismatch
-from tests.test_league_deal_locks import NotingBots, dispatch, run_fake_league
+from tests.helpers.cli import run_cli_cleanly
+from tests.helpers.fake_league import NotingBots, dispatch, run_fake_league
 
-runner = CliRunner()
 KEY = {"ARENA_SECRET": "c3" * 16}
 
 
@@ -43,9 +42,7 @@ def league_file(tmp_path: Path, game: str = "the-tree", seats: int = 3, bots: in
 
 
 def cli(*args: str) -> Result:
-    result = runner.invoke(app, list(args), env=KEY)
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
+    return run_cli_cleanly(*args, env=KEY)
 
 
 def rotations(schedule: list[ScheduledGame], seats: int) -> dict[tuple[int, int], list[tuple[int, ...]]]:
@@ -81,17 +78,17 @@ def test_duplicate_deals_keep_exactly_the_seeds_of_before(tmp_path: Path) -> Non
 
 
 def test_a_match_plan_with_fresh_deals_rotates_seats_and_openings_by_cycle() -> None:
-    from arena.games import get_game
+    from arena import games
 
     book = (Opening(("a",), "one"), Opening(("b",), "two"))
-    config = MatchConfig(get_game("the-tree"), {}, seed=9, games=6, openings=book, deals="fresh")
+    config = MatchConfig(games.get("the-tree"), {}, seed=9, games=6, openings=book, deals="fresh")
     plan = planned_games(config, 3)
     assert [p.seed for p in plan] == [9000, 9001, 9002, 9003, 9004, 9005]
     assert [p.origin for p in plan] == [(9, n) for n in range(6)]
     assert [p.rotation for p in plan] == [0, 0, 0, 1, 1, 1]
     assert [p.seats for p in plan] == [(0, 1, 2), (1, 2, 0), (2, 0, 1)] * 2
     assert [p.opening.name if p.opening else "" for p in plan] == ["one"] * 3 + ["two"] * 3
-    duplicate = planned_games(MatchConfig(get_game("the-tree"), {}, seed=9, games=6), 3)
+    duplicate = planned_games(MatchConfig(games.get("the-tree"), {}, seed=9, games=6), 3)
     assert [p.seed for p in duplicate] == [9000] * 3 + [9001] * 3 and {p.rotation for p in duplicate} == {None}
     pairs = [p for table in pair_plans(6, 4, 2, deals="fresh") for p in table]
     assert sorted(p.seed for p in pairs) == [4000, 4001, 4002, 4003, 4004, 4005]

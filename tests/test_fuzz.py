@@ -14,17 +14,15 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
 
-from arena.cli import app
+from arena import records
 from arena.league.config import LeagueFileError, load_league
-from arena.records.files import iter_record_file
 from arena.records.reader import read_records
 from arena.records.record import RecordSyntaxError
 from arena.records.replay import verify
-from arena.records.writer import write_record
 from protocol.codec import ProtocolError, decode_bot
 from protocol.messages import Action, Ready
+from tests.helpers.cli import run_cli
 
 FEW = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 MANY = settings(max_examples=20_000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -89,7 +87,7 @@ def check_record_text(text: str) -> None:
         return
     for index, game in enumerate(games):
         verify(game, index)
-        write_record(game) if game.tags.get("Game") else None
+        records.write(game) if game.tags.get("Game") else None
 
 
 def mutate(text: str, data: st.DataObject) -> str:
@@ -170,7 +168,7 @@ def check_record_file(data: bytes) -> None:
         path = Path(folder) / "fuzz.pgn"
         path.write_bytes(data)
         try:
-            for game in iter_record_file(path):
+            for game in records.read(path):
                 verify(game)
         except RecordSyntaxError as exc:
             assert str(exc).startswith(str(path)) and exc.line >= 1 and exc.column >= 1
@@ -184,7 +182,7 @@ def check_nesting(depth: int, opener: str, noise: bytes) -> None:
 def check_command_line(command: list[str], words: list[str]) -> None:
     if command == ["perft"]:
         words = [*words[:1], "1", *words[1:]]
-    result = CliRunner().invoke(app, [*command, *words])
+    result = run_cli(*command, *words)
     assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code in (0, 1, 2)
 

@@ -8,51 +8,36 @@ games, a legal or an illegal action and never an error."""
 from __future__ import annotations
 
 import functools
-import itertools
 import json
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import settings
 
-from arena.games import GAMES, GameError, State, get_game
-from tests.helpers.contract import play_and_check
-from tests.helpers.game_hooks import HOOKS
-from tests.helpers.hostile_actions import (
-    DIGITS,
-    EDGES,
-    HUGE,
-    check_verdict,
-    hostile_strings,
-    listed_actions,
-    positions,
-    renumbered_strings,
-    snapshot,
+from arena import games
+from arena.games import GAMES, GameError, State
+from tests.helpers.contract import (
+    STRINGS,
+    check_any_string,
+    check_hostile_numbers,
+    check_option_values,
+    play_and_check,
+    settings_of,
 )
+from tests.helpers.game_hooks import hooks_for
+from tests.helpers.hostile_actions import listed_actions, positions
 
 Setting = tuple[str, int, dict[str, str]]
 """(game, seats, options)."""
 
 
 def game_settings() -> Iterator[Setting]:
-    """(game, seats, options) for every seat count and every combination of the values
-    the options list (options with free values keep their defaults), then the
-    settings each game adds."""
+    """(game, seats, options) for every registered game: every seat count and every
+    combination of the values the options list, then the settings each game adds."""
     for game_id in GAMES:
-        game = get_game(game_id)
-        listed = [o for o in game.options if o.choices]
-        for values in itertools.product(*(o.choices for o in listed)):
-            options = {o.name: v for o, v in zip(listed, values, strict=True)}
-            for seats in range(game.min_seats, game.max_seats + 1):
-                try:
-                    game.check_seats(seats, game.resolve_options(options))
-                except ValueError:
-                    continue  # a variant with its own seat counts (Blox's bridge: 2)
-                yield game_id, seats, options
-        for seats, options in HOOKS[game_id].settings:
+        for seats, options in settings_of(game_id):
             yield game_id, seats, options
 
 
@@ -67,7 +52,7 @@ def setting_id(setting: Setting) -> str:
 @pytest.mark.parametrize("setting", SETTINGS, ids=setting_id)
 def test_random_games_keep_the_contract_and_the_games_invariants(setting: Setting) -> None:
     game_id, seats, options = setting
-    hooks = HOOKS[game_id]
+    hooks = hooks_for(game_id)
     for seed in range(hooks.games):
         play_and_check(game_id, seats, options, seed, thorough=seed < hooks.thorough)
 
@@ -77,7 +62,7 @@ def test_random_games_keep_the_contract_and_the_games_invariants(setting: Settin
 @pytest.mark.parametrize("setting", SETTINGS, ids=setting_id)
 def test_thousands_of_random_games_keep_the_contract(setting: Setting) -> None:
     game_id, seats, options = setting
-    hooks = HOOKS[game_id]
+    hooks = hooks_for(game_id)
     for seed in range(1000, 1000 + hooks.slow_games):
         play_and_check(game_id, seats, options, seed, thorough=seed < 1000 + 20 * hooks.thorough)
 
@@ -85,10 +70,10 @@ def test_thousands_of_random_games_keep_the_contract(setting: Setting) -> None:
 def test_every_game_and_seat_count_is_covered_and_plays_hundreds_of_games() -> None:
     covered = {(game_id, seats) for game_id, seats, _ in SETTINGS}
     for game_id in GAMES:
-        game = get_game(game_id)
+        game = games.get(game_id)
         assert {(game_id, s) for s in range(game.min_seats, game.max_seats + 1)} <= covered
         settings_of_game = sum(1 for g, _, _ in SETTINGS if g == game_id)
-        assert HOOKS[game_id].games * settings_of_game >= (30 if game_id == "blox" else 290), game_id
+        assert hooks_for(game_id).games * settings_of_game >= (30 if game_id == "blox" else 290), game_id
 
 
 def test_importing_the_registry_loads_no_game_and_a_game_loads_alone() -> None:
@@ -96,7 +81,7 @@ def test_importing_the_registry_loads_no_game_and_a_game_loads_alone() -> None:
     import sys
 
     probe = ("import sys, arena.games as g; before = sorted(m for m in sys.modules if m.startswith('arena.games.')); "
-             "g.get_game('btt'); after = sorted(m for m in sys.modules if m.startswith('arena.games.')); "
+             "g.get('btt'); after = sorted(m for m in sys.modules if m.startswith('arena.games.')); "
              "print(before, after)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     before, after = out.strip().split("] [")
@@ -106,8 +91,8 @@ def test_importing_the_registry_loads_no_game_and_a_game_loads_alone() -> None:
 
 def test_a_state_knows_its_game() -> None:
     for game_id in GAMES:
-        state = get_game(game_id).new_state(get_game(game_id).min_seats)
-        assert state.game is get_game(game_id) and state.clone().game is state.game
+        state = games.get(game_id).new_state(games.get(game_id).min_seats)
+        assert state.game is games.get(game_id) and state.clone().game is state.game
 
 
 # ---- any string is a legal or an illegal action ----------------------------------------------
@@ -124,23 +109,8 @@ def every_listed_action() -> list[str]:
     return sorted({a for game_id in GAMES for a in listed_actions(game_positions(game_id))})
 
 
-STRINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow,
-                                                                          HealthCheck.data_too_large])
-
-
 def fuzz_game(game_id: str, examples: settings) -> None:
-    states = game_positions(game_id)
-    nearby = listed_actions(states)
-    elsewhere = every_listed_action()
-
-    @examples
-    @given(st.data())
-    def run(data: st.DataObject) -> None:
-        state = data.draw(st.sampled_from(states))
-        action = data.draw(hostile_strings(state.legal_actions() + nearby, elsewhere))
-        check_verdict(state, action)
-
-    run()
+    check_any_string(game_positions(game_id), every_listed_action(), examples)
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
@@ -156,41 +126,20 @@ def test_ten_thousand_strings_per_game_get_a_clean_verdict(game_id: str) -> None
 
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_every_hostile_number_in_real_actions_gets_a_clean_verdict(game_id: str) -> None:
-    """Exhaustively, not by chance: at 8 or so positions, the first and last two listed
-    actions and a spread of the game's other actions, each number swapped for each
-    hostile number and each digit for each unicode digit."""
-    states = game_positions(game_id)
-    spread = listed_actions(states)[::80]
-    for state in states[::max(1, len(states) // 8)]:
-        before = snapshot(state)
-        legal = state.legal_actions()
-        for text in sorted(renumbered_strings(legal[:2] + legal[-2:] + spread)):
-            check_verdict(state, text, before)
+    """Exhaustively, not by chance (tests/helpers/contract.py)."""
+    check_hostile_numbers(game_positions(game_id))
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_any_option_value_is_accepted_or_a_game_error(game_id: str) -> None:
-    game = get_game(game_id)
-    names = [o.name for o in game.options if o.name != "map"] or ["nothing"]
-    values = st.text(max_size=12) | st.sampled_from(HUGE + DIGITS + EDGES + ["wedge", "rect", "bridge", "3", "16"])
-
-    @settings(STRINGS, max_examples=150)
-    @given(st.dictionaries(st.sampled_from(names) | st.text(max_size=6), values, max_size=3), st.integers(-3, 9))
-    def run(options: dict[str, str], seats: int) -> None:
-        try:
-            state = game.new_state(seats, options)
-        except GameError:
-            return
-        assert state.num_seats == seats
-
-    run()
+    check_option_values(games.get(game_id))
 
 
 def test_a_roots_map_option_that_is_not_a_map_is_a_game_error() -> None:
     """Every way a map file can be wrong is a GameError: a missing file, a folder, a
     NUL in the name, a JSON number past int()'s digit limit, region names with huge
     or unicode numbers."""
-    game = get_game("roots")
+    game = games.get("roots")
     with tempfile.TemporaryDirectory() as folder:
         files = {"huge.json": '{"sides": {"0,0": [' + "9" * 5000 + ", null, null, null, null, null]}}",
                  "names.json": json.dumps({"sides": {"9" * 5000 + ",0": [None] * 6}}),
@@ -212,7 +161,8 @@ HOSTILE_FIRST_ACTIONS = {
     "btt": "N" + "٣" * 3,
 }
 """A string per game of the kinds that raised ValueError in the rules' parsing (the
-first two did): a number past int()'s 4300 digits, a digit int() refuses."""
+first two did): a number past int()'s 4300 digits, a digit int() refuses. Another
+game gets a number past the limit."""
 
 
 @pytest.mark.parametrize("game_id", list(GAMES))
@@ -221,15 +171,17 @@ def test_a_bot_sending_a_hostile_action_loses_by_illegal_action_and_the_game_is_
     import trio
 
     from arena.process.botnames import resolve_bot
+    from arena.process.spec import timed
     from arena.referee.match import MatchConfig, play_match
     from arena.termination import Termination
     from arena.timecontrol import TimeControl
 
     attacker = resolve_bot("zoo/illegal", game_id)
-    attacker.env.update({"ZOO_PLY": "1", "ZOO_ACTION": HOSTILE_FIRST_ACTIONS[game_id]})
-    options = {"width": "8", "height": "8"} if game_id == "blox" else {}
-    config = MatchConfig(get_game(game_id), options, TimeControl(per_move_s=5.0), seed=1, games=1)
-    result = trio.run(play_match, config, [attacker, resolve_bot("random", game_id)])
+    attacker.env.update({"ZOO_PLY": "1", "ZOO_ACTION": HOSTILE_FIRST_ACTIONS.get(game_id, "9" * 5000)})
+    options = dict(games.get(game_id).quick_options)
+    config = MatchConfig(games.get(game_id), options, seed=1, games=1)
+    bots = timed([attacker, resolve_bot("random", game_id)], TimeControl(per_move_s=5.0))
+    result = trio.run(play_match, config, bots)
     outcome = result.outcomes[0]
     assert not outcome.void and outcome.termination == Termination.ILLEGAL_ACTION, outcome.error
     attacker_seat = result.seatings[0].index(0)

@@ -11,11 +11,9 @@ import re
 from pathlib import Path
 
 import pytest
-import trio
-from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.games import GAMES, get_game
+from arena import records
+from arena.games import GAMES
 from arena.games.base import IllegalAction
 from arena.games.btt import BTT, BTTState
 from arena.process.bot_process import processes_in_group
@@ -23,10 +21,11 @@ from arena.process.botnames import resolve_bot
 from arena.process.spec import BotSpec
 from arena.records.files import read_record_file
 from arena.records.replay import state_at, verify
-from arena.records.writer import write_record
-from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.match import MatchResult
 from arena.referee.player import Timing
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import run_match
+from tests.helpers.cli import run_cli
 
 HOSTILE = [
     ("bad_utf8", {}, "malformed", "not UTF-8 text: byte 0xff"),
@@ -46,9 +45,8 @@ def zoo(name: str, env: dict[str, str] | None = None, ply: int = 2) -> BotSpec:
 def play(game_id: str, specs: list[BotSpec], games: int = 1, per_move: float = 2.0) -> MatchResult:
     """A match on the CPU basis, with a start-up limit no loaded machine reaches: the
     faults here are of lines, never of time."""
-    config = MatchConfig(get_game(game_id), {}, TimeControl(per_move_s=per_move, basis="cpu"), seed=5, games=games,
-                         timing=Timing(startup_s=30.0, grace_s=0.05))
-    result = trio.run(play_match, config, specs)
+    result = run_match(game_id, specs, TimeControl(per_move_s=per_move, basis="cpu"), seed=5, games=games,
+                       timing=Timing(startup_s=30.0, grace_s=0.05))
     for pgid in result.pgids:
         assert processes_in_group(pgid) == []
     return result
@@ -98,7 +96,7 @@ def test_a_megabyte_of_info_per_move_is_cut_to_a_kilobyte_in_the_record() -> Non
     for comment in fat:
         assert re.search(r" \[arena: cut to 1024 of 9\d{5} bytes\]$", comment), comment[-60:]
         assert len(comment.encode()) <= 1024 + 60  # the thinking time, the info cut to 1 KB, the note
-    assert len(write_record(outcome.record)) < 40_000
+    assert len(records.write(outcome.record)) < 40_000
 
 
 # ---- an action that is_legal accepts and apply refuses ----------------------------------------
@@ -165,8 +163,7 @@ def test_a_league_of_hostile_bots_finishes_with_every_game_stored(tmp_path: Path
     league = tmp_path / "hostile.toml"
     league.write_text('name = "hostile"\ngame = "btt"\ngames_per_pairing = 2\nconcurrency = 2\n'
                       '[time]\nper_move = "2s"\nbasis = "cpu"\nstartup = "30s"\n' + "\n".join(lines) + "\n")
-    runner = CliRunner()
-    result = runner.invoke(app, ["league", "run", str(league), "-q"])
+    result = run_cli("league", "run", str(league), "-q")
     assert result.exit_code == 0, result.output
     records = read_record_file(tmp_path / "hostile" / "league.pgn")
     tables = len(bots) * (len(bots) - 1) // 2
@@ -179,8 +176,8 @@ def test_a_league_of_hostile_bots_finishes_with_every_game_stored(tmp_path: Path
             assert record.termination in ("malformed", "startup-failure"), record.tags
         if len(hostile) == 1:
             assert record.ranks is not None and record.ranks[hostile[0]] == 2
-    assert runner.invoke(app, ["verify", str(tmp_path / "hostile" / "league.pgn")]).exit_code == 0
-    table = json.loads(runner.invoke(app, ["league", "table", str(league), "-f", "json"]).output)
+    assert run_cli("verify", str(tmp_path / "hostile" / "league.pgn")).exit_code == 0
+    table = json.loads(run_cli("league", "table", str(league), "-f", "json").output)
     faults = {row["bot"]: sum(row["faults"].values()) for row in table["standings"]}
     assert faults["random"] == faults["greedy"] == 0
     # Each hostile bot faults in all 4 of its games against honest bots, and in some of

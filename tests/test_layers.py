@@ -4,7 +4,17 @@ modules lie loose at arena/'s top. Each check is shown failing on a small made-u
 
 from __future__ import annotations
 
-from tests.helpers.import_graph import LAYERS, Edge, cycles, edges, layer_of, loose_modules, modules, reaching_in, upward
+from tests.helpers.import_graph import (
+    LAYERS,
+    Edge,
+    cycles,
+    edges,
+    layer_of,
+    loose_modules,
+    modules,
+    reaching_in,
+    upward,
+)
 
 MAX_LOOSE = 6
 

@@ -11,16 +11,13 @@ from itertools import combinations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
 from arena.league.runner import open_league
 from arena.league.schedule import build_schedule, work_units
 from arena.records.files import read_record_file
 from arena.records.replay import verify
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def write_league(tmp_path: Path, body: str, name: str = "league.toml") -> Path:
@@ -78,13 +75,13 @@ def test_bad_league_files_name_the_key_and_the_fix(tmp_path: Path, body: str, ex
         load_league(path)
     for fragment in expected:
         assert fragment in str(info.value)
-    result = runner.invoke(app, ["league", "run", str(path)])
+    result = run_cli("league", "run", str(path))
     assert result.exit_code == 2
     assert "error:" in result.output
 
 
 def test_a_missing_league_file_is_named(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["league", "run", str(tmp_path / "nope.toml")])
+    result = run_cli("league", "run", str(tmp_path / "nope.toml"))
     assert result.exit_code == 2
     assert "no such league file" in result.output
 
@@ -158,7 +155,7 @@ def test_a_league_runs_stores_every_game_once_and_prints_its_tables(tmp_path: Pa
     # The league's key, so the random bots' seeds, fixed: greedy can lose a game to a lucky random.
     monkeypatch.setenv("ARENA_SECRET", "5e" * 16)
     path = write_league(tmp_path, BASIC.format(games=4))
-    result = runner.invoke(app, ["league", "run", str(path)])
+    result = run_cli("league", "run", str(path))
     assert result.exit_code == 0, result.output
     league = load_league(path)
     db = sqlite3.connect(league.database)
@@ -169,19 +166,19 @@ def test_a_league_runs_stores_every_game_once_and_prints_its_tables(tmp_path: Pa
     assert {r.tags["Event"] for r in records} == {"test league"}
     assert "greedy" in result.output and "head to head" in result.output
 
-    again = runner.invoke(app, ["league", "run", str(path)])
+    again = run_cli("league", "run", str(path))
     assert again.exit_code == 0 and "already played" in again.output
     assert len(read_record_file(league.records)) == 12
 
-    table = runner.invoke(app, ["league", "table", str(path), "--format", "json"])
+    table = run_cli("league", "table", str(path), "--format", "json")
     data = json.loads(table.output)
     assert data["games"] == 12
     assert data["standings"][0]["bot"] == "greedy" and data["standings"][0]["wins"] == 8
     assert sum(row["games"] for row in data["standings"]) == 24
     assert data["head_to_head"]["greedy"]["random"]["games"] == 4
-    rows = list(csv.DictReader(io.StringIO(runner.invoke(app, ["league", "table", str(path), "-f", "csv"]).output)))
+    rows = list(csv.DictReader(io.StringIO(run_cli("league", "table", str(path), "-f", "csv").output)))
     assert [r["rank"] for r in rows] == ["1", "2", "3"] and rows[0]["rating_kind"] == "Elo"
-    markdown = runner.invoke(app, ["league", "table", str(path), "-f", "markdown"]).output
+    markdown = run_cli("league", "table", str(path), "-f", "markdown").output
     assert markdown.startswith("## test league") and "| 1 | greedy |" in markdown
 
 
@@ -190,8 +187,8 @@ def test_three_seat_league_uses_openskill_and_mean_placing(tmp_path: Path, monke
     path = league_with(tmp_path, 3, 3, 3)
     path.write_text(path.read_text().replace('{ name = "b1", command = "random" }',
                                              '{ name = "b1", command = "greedy" }'))
-    assert runner.invoke(app, ["league", "run", str(path), "-q"]).exit_code == 0
-    data = json.loads(runner.invoke(app, ["league", "table", str(path), "-f", "json"]).output)
+    assert run_cli("league", "run", str(path), "-q").exit_code == 0
+    data = json.loads(run_cli("league", "table", str(path), "-f", "json").output)
     assert data["rating"] == "OpenSkill"
     assert data["standings"][0]["bot"] == "b1" and data["standings"][0]["mean_place"] == 1.0
 
@@ -202,14 +199,14 @@ def test_a_changed_league_file_is_refused_with_the_key(tmp_path: Path) -> None:
     store, _ = open_league(league)
     store.close()
     path.write_text(BASIC.format(games=2).replace("seed = 3", "seed = 4"))  # games_per_pairing may grow
-    result = runner.invoke(app, ["league", "run", str(path)])
+    result = run_cli("league", "run", str(path))
     assert result.exit_code == 2
     assert "'seed' changed" in result.output and "another output folder" in result.output
 
 
 def test_the_record_file_is_rebuilt_from_the_database(tmp_path: Path) -> None:
     path = write_league(tmp_path, BASIC.format(games=2))
-    assert runner.invoke(app, ["league", "run", str(path), "-q"]).exit_code == 0
+    assert run_cli("league", "run", str(path), "-q").exit_code == 0
     league = load_league(path)
     text = league.records.read_text()
     league.records.write_text(text[: len(text) // 2])  # torn by a crash
@@ -220,7 +217,7 @@ def test_the_record_file_is_rebuilt_from_the_database(tmp_path: Path) -> None:
 
 def test_a_finished_game_is_never_stored_twice(tmp_path: Path) -> None:
     path = write_league(tmp_path, BASIC.format(games=2))
-    assert runner.invoke(app, ["league", "run", str(path), "-q"]).exit_code == 0
+    assert run_cli("league", "run", str(path), "-q").exit_code == 0
     league = load_league(path)
     store, schedule = open_league(league)
     before = store.games()[0]
@@ -233,7 +230,7 @@ def test_a_finished_game_is_never_stored_twice(tmp_path: Path) -> None:
 
 def test_table_before_the_league_started(tmp_path: Path) -> None:
     path = write_league(tmp_path, BASIC.format(games=2))
-    result = runner.invoke(app, ["league", "table", str(path)])
+    result = run_cli("league", "table", str(path))
     assert result.exit_code == 2 and "has not started" in result.output
 
 
@@ -245,6 +242,6 @@ def test_the_documented_example_league_loads_and_runs(tmp_path: Path) -> None:
     league = load_league(path)
     assert [b.name for b in league.bots] == ["random", "greedy", "greedy-script"]
     assert league.output == tmp_path / "night" and league.time_control.per_move_s == 0.2
-    result = runner.invoke(app, ["league", "run", str(path), "-q"])
+    result = run_cli("league", "run", str(path), "-q")
     assert result.exit_code == 0, result.output
     assert len(read_record_file(league.records)) == 6

@@ -7,11 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 LEAGUE = """name = "night"
 game = "btt"
@@ -39,7 +36,7 @@ def test_a_league_file_mistake_names_the_file_the_key_and_the_fix(
         tmp_path: Path, top: str, entry: str, tail: str, expected: str, unwanted: str) -> None:
     path = tmp_path / "night.toml"
     path.write_text(LEAGUE.format(top=top, entry=entry, tail=tail))
-    result = runner.invoke(app, ["league", "run", str(path)])
+    result = run_cli("league", "run", str(path))
     text = " ".join(result.output.split())
     assert result.exit_code == 2, text
     assert f"error: {path}: {expected}" in text

@@ -13,17 +13,14 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from arena.cli import app
 from arena.league.config import LeagueFileError, load_league
 from arena.league.live import LiveLeagueView
 from arena.league.runner import LeagueProgress, open_league
 from arena.records.files import read_record_file
 from arena.session.league import league_standings
 from arena.web.live import LeagueResults
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli_cleanly as cli
 
 HEAD = """
 name = "growing"
@@ -42,12 +39,6 @@ def league(tmp_path: Path, bots: list[tuple[str, str]], games: int = 2, extra: s
     entries = "".join(f'\n[[bots]]\nname = "{name}"\ncommand = "{command}"\n' for name, command in bots)
     path.write_text(HEAD.format(games=games, extra=extra) + entries)
     return path
-
-
-def cli(*args: str) -> Result:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
 
 
 def run(path: Path) -> str:

@@ -4,7 +4,6 @@ says how many games were abandoned and how to resume. No bot process is left."""
 
 from __future__ import annotations
 
-import os
 import random
 import re
 import signal
@@ -18,6 +17,7 @@ import pytest
 
 from arena.records.files import read_record_file
 from arena.records.replay import verify
+from tests.helpers.processes import wait_no_processes
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,28 +50,6 @@ def stored(db: Path) -> list[int]:
             return [i for (i,) in conn.execute("SELECT idx FROM games ORDER BY idx")]
     except sqlite3.OperationalError:  # the schema is not written yet
         return []
-
-
-def processes_in(folder: Path) -> list[int]:
-    """Live processes whose working folder is `folder` (the bots of this league)."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if os.readlink(entry / "cwd") == str(folder):
-                    status = (entry / "stat").read_text().rsplit(")", 1)[1].split()[0]
-                    if status != "Z":
-                        found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
-def wait_no_processes(folder: Path) -> list[int]:
-    deadline = time.monotonic() + 3
-    while (left := processes_in(folder)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    return left
 
 
 def test_sigkill_at_random_moments_then_resume_plays_each_game_once(tmp_path: Path) -> None:

@@ -10,14 +10,12 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner, Result
+from typer.testing import Result
 
-from arena.cli import app
 from arena.league import schema
 from arena.league.config import load_league
 from arena.records.files import read_record_file
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli_cleanly as cli
 
 LEAGUE = """
 name = "old"
@@ -46,12 +44,6 @@ SCHEMA_1 = [
 ]
 """The tables arenas wrote before databases had versions (git history of store.py),
 void aside (the oldest had none; the upgrade adds it)."""
-
-
-def cli(*args: str) -> Result:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
 
 
 def text(result: Result) -> str:

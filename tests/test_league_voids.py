@@ -8,12 +8,11 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.league.standings import MANY_VOIDS, compute_standings, leaderboard_rows, to_csv, void_warnings
 from arena.league.store import StoredGame
 from arena.records.record import Ply
+from tests.helpers.cli import run_cli
 
 LEAGUE = """
 name = "voids"
@@ -64,12 +63,12 @@ def test_a_league_names_the_bot_whose_games_the_arena_keeps_voiding(tmp_path: Pa
     monkeypatch.setattr(referee.Referee, "_record", fail_at_trouble)
     path = tmp_path / "voids.toml"
     path.write_text(LEAGUE)
-    result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    result = run_cli("league", "run", str(path), "-q")
     assert result.exit_code == 1, result.output
     said = " ".join(result.output.split())
     assert "trouble: 4 attempts at its games were voided by an error of the arena" in said
     assert "a: " not in said and "b: " not in said
-    table = json.loads(CliRunner().invoke(app, ["league", "table", str(path), "-f", "json"]).output)
+    table = json.loads(run_cli("league", "table", str(path), "-f", "json").output)
     assert {row["bot"]: row["void"] for row in table["standings"]} == {"a": 2, "b": 2, "trouble": 4}
     assert table["games"] == 2 and len(table["warnings"]) == 1
     from arena.league.config import load_league

@@ -12,13 +12,13 @@ from pathlib import Path
 
 import trio
 
-from arena.games import get_game
+from arena import games
 from arena.process.botnames import resolve_bot
 from arena.process.spec import BotSpec, Limits
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import FEATURES, Timing
 from arena.session.check import WITH_LISTS, Checker
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import run_match
 
 BOT = Path(__file__).parent / "newcomer_bot.py"
 PLAIN = Limits(memory_bytes=512 << 20, sandbox=False)
@@ -32,9 +32,8 @@ def lists_per_game(tmp_path: Path, spec: BotSpec, game: str = "btt", games: int 
                    features: tuple[str, ...] = FEATURES) -> tuple[list[list[bool]], list[str]]:
     """For each game, whether each request to seat 0's bot carried the legal list; and
     how every game ended."""
-    config = MatchConfig(get_game(game), {}, TimeControl(per_move_s=2.0, basis="cpu"), games=games, log_dir=tmp_path,
-                         limits=PLAIN, log_protocol=True, features=features, chance_key=b"k")
-    result = trio.run(play_match, config, [spec, resolve_bot("random", game)])
+    result = run_match(game, [spec, resolve_bot("random", game)], TimeControl(per_move_s=2.0, basis="cpu"), games=games,
+                       log_dir=tmp_path, limits=PLAIN, log_protocol=True, features=features, chance_key=b"k")
     per_game: dict[int, list[bool]] = {}
     for line in next(tmp_path.glob("0-*.protocol.log")).read_text().splitlines():  # bot 0's traffic
         head, _, text = line.partition(" > ")
@@ -53,9 +52,9 @@ def test_an_opt_out_in_an_action_holds_for_the_rest_of_its_game_only(tmp_path: P
 def test_every_game_starts_again_from_the_ready(tmp_path: Path) -> None:
     """Seat 0's bot plays both games of the match (seats swapped): the lists come again
     with the first request of the second game, then stop again."""
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=2.0, basis="cpu"), games=2, log_dir=tmp_path,
-                         limits=PLAIN, log_protocol=True, chance_key=b"k")
-    result = trio.run(play_match, config, [bot("legal-off-in", "btt"), resolve_bot("random", "btt")])
+    result = run_match("btt", [bot("legal-off-in", "btt"), resolve_bot("random", "btt")],
+                       TimeControl(per_move_s=2.0, basis="cpu"), games=2, log_dir=tmp_path, limits=PLAIN,
+                       log_protocol=True, chance_key=b"k")
     assert [str(o.termination) for o in result.outcomes] == ["normal", "normal"]
     log = next(tmp_path.glob("0-*.protocol.log"))
     requests = [(line.split(" game ")[1].split()[0], '"legal":[' in line) for line in log.read_text().splitlines()
@@ -77,7 +76,7 @@ def test_a_bot_that_never_opts_out_gets_the_lists_in_every_request(tmp_path: Pat
 
 def check(*habit: str) -> tuple[bool, list[str], list[str], dict[str, str]]:
     spec = bot(*habit)
-    report = Checker(lambda _: spec, [get_game("btt")], TimeControl(per_move_s=2.0, basis="cpu"),
+    report = Checker(lambda _: spec, [games.get("btt")], TimeControl(per_move_s=2.0, basis="cpu"),
                      Timing(startup_s=30.0, grace_s=0.05), PLAIN, quick=True).run()
     failures = {c.name: c.detail for c in report.checks.values() if not c.passed}
     return report.passed, report.games, report.notes, failures

@@ -17,20 +17,19 @@ from pathlib import Path
 
 import pytest
 import trio
-from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.games import get_game
+from arena import games
 from arena.process.botnames import resolve_bot
 from arena.process.spec import BotSpec, Limits
 from arena.process.stderr_log import StderrLog
 from arena.referee import traffic
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.player import Timing
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import run_match
+from tests.helpers.cli import run_cli
 from tests.helpers.deal_memory import stored_games
 
-GAME = get_game("the-tree")
+GAME = games.get("the-tree")
 CHATTY = "zoo/stderr_every_game"
 PROTOCOL_CAP = 8192
 
@@ -69,9 +68,8 @@ def test_a_match_of_many_processes_keeps_each_log_within_its_cap(tmp_path: Path,
     monkeypatch.setattr(traffic, "FILE_CAP", PROTOCOL_CAP)
     cap = 64 << 10
     logs = tmp_path / "logs"
-    config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=3, games=8, log_dir=logs,
-                         limits=Limits(stderr_bytes=cap), log_protocol=True, timing=Timing(startup_s=20))
-    result = trio.run(play_match, config, [chatty(40), resolve_bot("random", GAME.id)])
+    result = run_match(GAME, [chatty(40), resolve_bot("random", GAME.id)], TimeControl(per_move_s=5), seed=3, games=8,
+                       log_dir=logs, limits=Limits(stderr_bytes=cap), log_protocol=True, timing=Timing(startup_s=20))
     assert [o.termination for o in result.outcomes] == ["normal"] * 8
     assert len(result.pgids) >= 6  # a process per deal seen, for each bot
     stderr = logs / "0-zoo_stderr_every_game.log"
@@ -169,7 +167,7 @@ def test_a_bots_logs_at_all_its_tables_share_its_cap(tmp_path: Path, monkeypatch
     """A league of two tables, played at once: the chatty bot's stderr logs of both
     tables hold its 1 MiB in all (it wrote 3.2 MB), its protocol logs their cap."""
     monkeypatch.setattr(traffic, "FILE_CAP", PROTOCOL_CAP)
-    result = CliRunner().invoke(app, ["league", "run", str(league_file(tmp_path, "caps")), "-q"])
+    result = run_cli("league", "run", str(league_file(tmp_path, "caps")), "-q")
     assert result.exit_code == 0, result.output
     assert_league_capped(tmp_path / "caps" / "logs")
 
@@ -189,7 +187,7 @@ def test_a_league_killed_and_resumed_keeps_the_cap(tmp_path: Path, monkeypatch: 
     league.send_signal(signal.SIGKILL)
     league.wait()
     assert 3 <= stored_games(database) < 8
-    result = CliRunner().invoke(app, ["league", "run", str(path), "-q"])
+    result = run_cli("league", "run", str(path), "-q")
     assert result.exit_code == 0, result.output
     assert stored_games(database) == 8
     assert_league_capped(tmp_path / "resumed" / "logs")

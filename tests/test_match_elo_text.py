@@ -6,13 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.stats.elo_text import MatchElo, one_sided_bound
 from arena.stats.sprt import PairStats, SprtParameters, expected_score
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def stats(*counts: int) -> PairStats:
@@ -54,8 +51,8 @@ def test_before_any_pair_nothing_is_claimed() -> None:
 def test_the_new_bot_named_first_and_losing_reads_right() -> None:
     """The issue's case: the new bot (here one that plays an illegal action in every
     game) is named first, as A; every line names B's Elo as B's, and the JSON says whose."""
-    result = runner.invoke(app, ["match", "zoo/illegal", "random", "--game", "btt", "-n", "4", "--json",
-                                 "--time-per-move", "2s"])
+    result = run_cli("match", "zoo/illegal", "random", "--game", "btt", "-n", "4", "--json",
+                     "--time-per-move", "2s")
     assert result.exit_code == 0, result.output
     document = json.loads(result.stdout)
     elo = document["elo"]

@@ -16,17 +16,15 @@ import time
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
 import arena
-from arena.cli import app
+from arena import records
 from arena.records.files import read_record_file
 from arena.records.replay import verify
-from arena.records.writer import write_record
-from tests.test_league_resume import wait_no_processes
+from tests.helpers.cli import run_cli
+from tests.helpers.processes import wait_no_processes
 
 ROOT = Path(__file__).resolve().parent.parent
-runner = CliRunner()
 
 
 def command(out: Path, games: int, *more: str) -> list[str]:
@@ -122,26 +120,26 @@ def test_ctrl_c_says_how_many_games_are_stored_and_how_to_resume(tmp_path: Path)
 
 def test_the_records_file_is_rebuilt_after_what_it_held_before_the_match(tmp_path: Path) -> None:
     out = tmp_path / "shared.pgn"
-    assert runner.invoke(app, ["play", "btt", "random", "random", "--out", str(out), "-q"]).exit_code == 0
+    assert run_cli("play", "btt", "random", "random", "--out", str(out), "-q").exit_code == 0
     before = out.read_bytes()
-    first = runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "4", "--out", str(out), "-q"])
+    first = run_cli("match", "random", "greedy", "-g", "btt", "-n", "4", "--out", str(out), "-q")
     assert first.exit_code == 0, first.output
     whole = out.read_bytes()
     assert whole.startswith(before) and len(read_record_file(out)) == 5
     out.write_bytes(whole[: len(whole) - 200])  # a crash tore the last game
-    again = runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "6", "--out", str(out), "-q"])
+    again = run_cli("match", "random", "greedy", "-g", "btt", "-n", "6", "--out", str(out), "-q")
     assert again.exit_code == 0, again.output
     assert "resuming: 4 of 6 games stored" in again.output
-    records = read_record_file(out)
-    assert out.read_bytes().startswith(whole) and len(records) == 7
-    assert write_record(records[0]).encode() == before
+    read_back = read_record_file(out)
+    assert out.read_bytes().startswith(whole) and len(read_back) == 7
+    assert records.write(read_back[0]).encode() == before
 
 
 def test_another_match_on_the_same_file_is_refused_and_nothing_changes(tmp_path: Path) -> None:
     out = tmp_path / "one.pgn"
-    assert runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "2", "--out", str(out)]).exit_code == 0
+    assert run_cli("match", "random", "greedy", "-g", "btt", "-n", "2", "--out", str(out)).exit_code == 0
     before = out.read_bytes(), Path(f"{out}.sqlite").read_bytes()
-    other = runner.invoke(app, ["match", "random", "random", "-g", "btt", "-n", "2", "--out", str(out)])
+    other = run_cli("match", "random", "random", "-g", "btt", "-n", "2", "--out", str(out))
     assert other.exit_code == 2
     said = " ".join(other.output.split())
     assert f"{out} holds the games of another match (stored in one.pgn.sqlite), played with bots" in said
@@ -151,10 +149,10 @@ def test_another_match_on_the_same_file_is_refused_and_nothing_changes(tmp_path:
 
 def test_a_match_without_out_keeps_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    result = runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "2", "-q"])
+    result = run_cli("match", "random", "greedy", "-g", "btt", "-n", "2", "-q")
     assert result.exit_code == 0
     assert list(tmp_path.iterdir()) == []
-    shown = runner.invoke(app, ["match", "--help"], env={"COLUMNS": "200"}).output
+    shown = run_cli("match", "--help", env={"COLUMNS": "200"}).output
     help_text = " ".join(shown.replace("│", " ").split())
     assert "store the match in FILE.sqlite" in help_text and "without --out nothing is kept" in help_text
 
@@ -171,12 +169,12 @@ def test_the_library_resumes_a_match_with_out(tmp_path: Path) -> None:
 
 def test_a_match_store_of_a_newer_arena_is_refused_and_left_as_it_is(tmp_path: Path) -> None:
     out = tmp_path / "new.pgn"
-    assert runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "2", "--out", str(out)]).exit_code == 0
+    assert run_cli("match", "random", "greedy", "-g", "btt", "-n", "2", "--out", str(out)).exit_code == 0
     db = Path(f"{out}.sqlite")
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA user_version = 9")
     before = db.read_bytes(), out.read_bytes()
-    result = runner.invoke(app, ["match", "random", "greedy", "-g", "btt", "-n", "4", "--out", str(out)])
+    result = run_cli("match", "random", "greedy", "-g", "btt", "-n", "4", "--out", str(out))
     assert result.exit_code == 2
     assert "was made by a newer arena (schema 9; this arena reads up to 2)" in " ".join(result.output.split())
     assert (db.read_bytes(), out.read_bytes()) == before

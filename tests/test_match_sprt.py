@@ -4,19 +4,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from arena.cli import app
 from arena.records.files import read_record_file
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def test_sprt_match_stops_early_on_a_clear_difference(tmp_path: Path) -> None:
     out = tmp_path / "match.pgn"
-    result = runner.invoke(app, ["match", "random", "greedy", "--game", "btt", "--games", "400", "--sprt",
-                                 "elo0=0", "elo1=50", "alpha=0.05", "beta=0.05", "--time-per-move", "2", "-q",
-                                 "--out", str(out)])
+    result = run_cli("match", "random", "greedy", "--game", "btt", "--games", "400", "--sprt",
+                     "elo0=0", "elo1=50", "alpha=0.05", "beta=0.05", "--time-per-move", "2", "-q",
+                     "--out", str(out))
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "H1 accepted: greedy is stronger than random" in text
@@ -29,15 +25,15 @@ def test_sprt_match_stops_early_on_a_clear_difference(tmp_path: Path) -> None:
 
 
 def test_a_match_without_sprt_plays_every_game_and_reports_pairs() -> None:
-    result = runner.invoke(app, ["match", "random", "random", "--game", "btt", "--games", "4", "-q"])
+    result = run_cli("match", "random", "random", "--game", "btt", "--games", "4", "-q")
     assert result.exit_code == 0, result.output
     assert "pairs 2" in result.output and "4 game(s)" in result.output
 
 
 def test_match_arguments_are_checked() -> None:
-    three = runner.invoke(app, ["match", "random", "random", "greedy", "--game", "btt"])
+    three = run_cli("match", "random", "random", "greedy", "--game", "btt")
     assert three.exit_code == 2 and "exactly two bots" in three.output
-    forgot = runner.invoke(app, ["match", "random", "greedy", "--game", "btt", "elo1=5"])
+    forgot = run_cli("match", "random", "greedy", "--game", "btt", "elo1=5")
     assert forgot.exit_code == 2 and "add --sprt" in forgot.output
-    bad = runner.invoke(app, ["match", "random", "greedy", "--game", "btt", "--sprt", "elo0=5", "elo1=1"])
+    bad = run_cli("match", "random", "greedy", "--game", "btt", "--sprt", "elo0=5", "elo1=1")
     assert bad.exit_code == 2 and "below" in bad.output

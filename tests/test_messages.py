@@ -6,13 +6,9 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from arena.cli import app
 from arena.process.bot_process import telling_lines
 from arena.records.files import read_record_file
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 LOOP = """
 import json, sys
@@ -37,7 +33,7 @@ def bot(tmp_path: Path, name: str, hello: str, request: str = "print(json.dumps(
 
 def one_game(tmp_path: Path, command: str, *more: str) -> tuple[str, dict[str, str]]:
     out = tmp_path / "g.pgn"
-    result = runner.invoke(app, ["play", "btt", command, "random", "--seed", "1", "--out", str(out), "-q", *more])
+    result = run_cli("play", "btt", command, "random", "--seed", "1", "--out", str(out), "-q", *more)
     records = read_record_file(out) if out.exists() and out.read_text() else []
     return " ".join(result.output.split()), records[-1].tags if records else {}
 

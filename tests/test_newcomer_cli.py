@@ -9,12 +9,9 @@ import sys
 import time
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from arena.cli import app
 from arena.records.files import read_record_file
+from tests.helpers.cli import run_cli
 
-runner = CliRunner()
 BOT = Path(__file__).parent / "newcomer_bot.py"
 
 
@@ -22,7 +19,7 @@ def test_replay_and_verify_of_a_file_that_is_not_a_record_exit_2(tmp_path: Path)
     program = tmp_path / "mybot.py"
     program.write_text("import sys\nprint('hello')\n")
     for command in ("replay", "verify"):
-        result = runner.invoke(app, [command, str(program)])
+        result = run_cli(command, str(program))
         assert result.exit_code == 2, result.output
         text = " ".join(result.output.split())
         assert text.startswith(f"error: {program} is not a record file") and "arena play --out" in text
@@ -69,8 +66,8 @@ def test_interrupted_after_a_game_says_how_many_are_in_the_file(tmp_path: Path) 
 
 
 def test_debug_text_on_stdout_is_one_clear_fault(tmp_path: Path) -> None:
-    result = runner.invoke(app, ["play", "btt", f"{sys.executable} {BOT} debug-stdout", "random", "--no-sandbox",
-                                 "--log-dir", str(tmp_path)])
+    result = run_cli("play", "btt", f"{sys.executable} {BOT} debug-stdout", "random", "--no-sandbox",
+                     "--log-dir", str(tmp_path))
     assert result.exit_code == 0, result.output
     text = " ".join(result.output.split())
     assert "seat 0 malformed at ply 1:" in text

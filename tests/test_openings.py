@@ -8,15 +8,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.games import get_game
+from arena import games
 from arena.league.config import LeagueFileError, load_league
 from arena.records.files import read_record_file
 from arena.referee.openings import OpeningError, parse_openings, shipped_openings
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def test_the_file_format_filters_and_checks() -> None:
@@ -27,10 +24,10 @@ game=btt seats=3 Na01 Rb02 Rc03
 game=treeblox L1,1,0
 Na1 Rh4
 '''
-    btt = get_game("btt")
+    btt = games.get("btt")
     two = parse_openings(text, btt, 2, btt.resolve_options({}), "o.txt")
     assert [o.actions for o in two] == [("Nd4", "Re4"), ("Na1", "Rh4")]
-    roots = get_game("roots")
+    roots = games.get("roots")
     quoted = parse_openings('"plant 3" "plant 30"\n', roots, 2, roots.resolve_options({}), "o.txt")
     assert quoted[0].actions == ("plant 3", "plant 30") and quoted[0].name == '"plant 3" "plant 30"'
     with pytest.raises(OpeningError, match="o.txt line 3: ply 2: illegal action 'Zz9'"):
@@ -43,8 +40,8 @@ def test_each_opening_is_played_from_every_seat_and_recorded(tmp_path: Path) -> 
     book = tmp_path / "o.txt"
     book.write_text("game=btt Nd4 Re4\ngame=btt Na1 Rh4 1h3>h4\n")
     out = tmp_path / "g.pgn"
-    result = runner.invoke(app, ["play", "btt", "random", "greedy", "--games", "6", "--openings", str(book),
-                                 "--out", str(out), "-q", "--seed", "2"])
+    result = run_cli("play", "btt", "random", "greedy", "--games", "6", "--openings", str(book),
+                     "--out", str(out), "-q", "--seed", "2")
     assert result.exit_code == 0, result.output
     records = read_record_file(out)
     assert [r.tags["Opening"] for r in records] == ["Nd4 Re4"] * 2 + ["Na1 Rh4 1h3>h4"] * 2 + ["Nd4 Re4"] * 2
@@ -54,15 +51,15 @@ def test_each_opening_is_played_from_every_seat_and_recorded(tmp_path: Path) -> 
         assert [p.action for p in record.plies[:len(opening)]] == opening
         assert all(p.comment == "opening" for p in record.plies[:len(opening)])
         assert record.plies[len(opening)].comment != "opening"
-    assert runner.invoke(app, ["verify", str(out)]).exit_code == 0
+    assert run_cli("verify", str(out)).exit_code == 0
 
 
 def test_a_random_opening_is_drawn_with_the_seed(tmp_path: Path) -> None:
     records = []
     for k, seed in enumerate(("3", "3", "4")):  # three matches (one --out is one resumable match)
         out = tmp_path / f"g{k}.pgn"
-        result = runner.invoke(app, ["match", "greedy", "greedy", "--game", "treeblox", "--games", "2",
-                                     "--random-opening", "4", "--seed", seed, "--out", str(out), "-q"])
+        result = run_cli("match", "greedy", "greedy", "--game", "treeblox", "--games", "2",
+                         "--random-opening", "4", "--seed", seed, "--out", str(out), "-q")
         assert result.exit_code == 0, result.output
         records += read_record_file(out)
     openings = [[p.action for p in r.plies[:4]] for r in records]
@@ -74,11 +71,11 @@ def test_a_random_opening_is_drawn_with_the_seed(tmp_path: Path) -> None:
 def test_openings_and_random_openings_are_exclusive_and_bad_files_are_messages(tmp_path: Path) -> None:
     book = tmp_path / "o.txt"
     book.write_text("game=btt Nd4 Re4\n")
-    both = runner.invoke(app, ["play", "btt", "random", "random", "--openings", str(book), "--random-opening", "2"])
+    both = run_cli("play", "btt", "random", "random", "--openings", str(book), "--random-opening", "2")
     assert both.exit_code == 2 and "not both" in both.output
-    missing = runner.invoke(app, ["play", "btt", "random", "random", "--openings", str(tmp_path / "none.txt")])
+    missing = run_cli("play", "btt", "random", "random", "--openings", str(tmp_path / "none.txt"))
     assert missing.exit_code == 2 and "Traceback" not in missing.output
-    none = runner.invoke(app, ["play", "roots", "random", "random", "--openings", "shipped"])
+    none = run_cli("play", "roots", "random", "random", "--openings", "shipped")
     assert none.exit_code == 2 and "ships no openings for roots" in none.output
 
 
@@ -89,7 +86,7 @@ def test_a_league_takes_openings_or_random_openings(tmp_path: Path) -> None:
     (tmp_path / "l.toml").write_text(head + 'openings = "o.txt"\n' + bots)
     league = load_league(tmp_path / "l.toml")
     assert [o.actions for o in league.openings] == [("Nd4", "Re4")]
-    result = runner.invoke(app, ["league", "run", str(tmp_path / "l.toml"), "-q"])
+    result = run_cli("league", "run", str(tmp_path / "l.toml"), "-q")
     assert result.exit_code == 0, result.output
     assert {r.tags["Opening"] for r in read_record_file(tmp_path / "l" / "league.pgn")} == {"Nd4 Re4"}
     (tmp_path / "l.toml").write_text(head + 'openings = "o.txt"\nrandom_opening = 2\n' + bots)
@@ -99,7 +96,7 @@ def test_a_league_takes_openings_or_random_openings(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("game_id", ["btt", "treeblox", "blox"])
 def test_the_shipped_openings_are_playable(game_id: str) -> None:
-    game = get_game(game_id)
+    game = games.get(game_id)
     text = shipped_openings(game).read_text()
     assert "scripts/make_openings.py" in text
     assert len(parse_openings(text, game, 2, game.resolve_options({}), game_id)) >= 8
@@ -109,12 +106,12 @@ def test_the_shipped_openings_are_playable(game_id: str) -> None:
 @pytest.mark.timeout(3600)
 def test_a_random_opening_makes_a_treeblox_match_of_two_deterministic_bots_varied(tmp_path: Path) -> None:
     out = tmp_path / "match.pgn"
-    result = runner.invoke(app, ["match", "greedy", "search", "--game", "treeblox", "--games", "200",
-                                 "--random-opening", "4", "--time-per-move", "200ms", "--time-basis", "cpu",
-                                 "--concurrency", "2", "--out", str(out), "-q"])
+    result = run_cli("match", "greedy", "search", "--game", "treeblox", "--games", "200",
+                     "--random-opening", "4", "--time-per-move", "200ms", "--time-basis", "cpu",
+                     "--concurrency", "2", "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     records = read_record_file(out)
     distinct = {tuple(p.action for p in r.plies) for r in records}
     print(f"{len(records)} games, {len(distinct)} distinct")
     assert len(records) == 200 and len(distinct) >= 100
-    assert runner.invoke(app, ["verify", str(out)]).exit_code == 0
+    assert run_cli("verify", str(out)).exit_code == 0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import trio
 
-from arena.games import get_game
+from arena import games
 from arena.people.seat import SeatView
 from arena.people.terminal import pick
 from arena.people.web import WebPerson
@@ -62,7 +62,7 @@ def test_a_person_who_leaves_loses_like_a_crashed_bot(tmp_path: Path) -> None:
 def test_the_web_seat_shows_the_position_and_plays_the_clicked_action() -> None:
     async def main() -> None:
         person = WebPerson()
-        state = get_game("btt").new_state(2, {})
+        state = games.get("btt").new_state(2, {})
         view = SeatView("btt", 0, ["you", "bot"], state, state.legal_actions(), {}, None, None, {"move_ms": 5000})
         async with trio.open_nursery() as nursery:
             chosen: list[str] = []
@@ -94,7 +94,7 @@ def test_the_web_seat_counts_news_as_served_only_once_the_page_was_sent_it() -> 
     yet sent (the result of the game, say) must keep the server up."""
     async def main() -> None:
         person = WebPerson()
-        state = get_game("btt").new_state(2, {})
+        state = games.get("btt").new_state(2, {})
         view = SeatView("btt", 0, ["you", "bot"], state, state.legal_actions(), {}, None, None, {"move_ms": 5000})
         await person.game_over(view)
         computed = await person.app.routes["/api/state"](Request("GET", "/api/state", {"since": "-1"}, b""))

@@ -14,17 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-import trio
 
 import arena.process.proctree as proctree
-from arena.games import get_game
 from arena.process.botnames import resolve_bot
 from arena.process.cgroups import cgroup_support
 from arena.process.sandbox import RUN_AS, probe
 from arena.process.spec import BotSpec, Limits
-from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.match import MatchResult
 from arena.referee.player import Timing
 from arena.timecontrol import Basis, TimeControl
+from tests.helpers.botmatch import run_match
 
 HOLDER = 'for i in $(seq 40); do sleep 120 & done; echo ready; wait'
 
@@ -57,9 +56,8 @@ def run(specs: list[BotSpec], limits: Limits, per_move: float = 2.0, logs: Path 
         basis: Basis = "cpu") -> MatchResult:
     """One game; on the CPU basis unless told (a loaded machine times out no bot here),
     with a start-up limit no loaded machine reaches."""
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=per_move, basis=basis), seed=1, games=1,
-                         log_dir=logs, limits=limits, timing=Timing(startup_s=30.0, grace_s=0.05))
-    return trio.run(play_match, config, specs)
+    return run_match("btt", specs, TimeControl(per_move_s=per_move, basis=basis), seed=1, games=1, log_dir=logs,
+                     limits=limits, timing=Timing(startup_s=30.0, grace_s=0.05))
 
 
 def zoo(name: str, **env: str) -> BotSpec:

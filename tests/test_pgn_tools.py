@@ -10,15 +10,12 @@ from pathlib import Path
 
 import chess.pgn
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
+from arena import records
 from arena.records.reader import read_records
 from arena.records.record import RecordSyntaxError, pgn_result
 from arena.records.replay import verify
-from arena.records.writer import write_record
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def test_pgn_result_of_ranks() -> None:
@@ -28,7 +25,7 @@ def test_pgn_result_of_ranks() -> None:
 def test_a_generic_pgn_reader_lists_every_game_with_its_seven_tags(tmp_path: Path) -> None:
     out = tmp_path / "games.pgn"
     for args in (["roots", "random", "greedy", "--games", "2"], ["btt", "random", "random", "random"]):
-        result = runner.invoke(app, ["play", *args, "--out", str(out), "--seed", "3", "-q"])
+        result = run_cli("play", *args, "--out", str(out), "--seed", "3", "-q")
         assert result.exit_code == 0, result.output
     headers = []
     with out.open() as handle:
@@ -60,12 +57,12 @@ def test_the_marker_ends_the_move_text_and_must_match_the_result() -> None:
 def test_an_action_that_looks_like_a_marker_is_quoted() -> None:
     record = read_records('[Game "x"]\n[Seats "1"]\n[Result "*"]\n\n1. "1-0" "*" *\n')[0]
     assert [p.action for p in record.plies] == ["1-0", "*"]
-    assert write_record(record).endswith('1. "1-0" "*" *\n')
+    assert records.write(record).endswith('1. "1-0" "*" *\n')
 
 
 def test_verify_checks_the_result_against_the_ranks(tmp_path: Path) -> None:
     out = tmp_path / "g.pgn"
-    assert runner.invoke(app, ["play", "btt", "random", "random", "--out", str(out), "-q"]).exit_code == 0
+    assert run_cli("play", "btt", "random", "random", "--out", str(out), "-q").exit_code == 0
     record = read_records(out.read_text())[0]
     assert verify(record) == []
     wrong = "0-1" if record.tags["Result"] == "1-0" else "1-0"

@@ -8,16 +8,13 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.cli.common import fail
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 
 def test_a_bot_name_that_looks_like_markup_is_named_as_it_is() -> None:
-    result = runner.invoke(app, ["play", "btt", "gredy[/x]", "random"])
+    result = run_cli("play", "btt", "gredy[/x]", "random")
     assert result.exit_code == 2, result.output
     assert "'gredy[/x]' does not exist" in " ".join(result.output.split())
 
@@ -25,13 +22,13 @@ def test_a_bot_name_that_looks_like_markup_is_named_as_it_is() -> None:
 def test_a_bots_lines_that_look_like_markup_are_quoted_by_check(tmp_path: Path) -> None:
     bot = tmp_path / "bot.py"
     bot.write_text("import sys\nprint('[/oops] hello [bold]', flush=True)\nsys.stdin.read()\n")
-    result = runner.invoke(app, ["check", f"{sys.executable} {bot}", "--no-sandbox"])
+    result = run_cli("check", f"{sys.executable} {bot}", "--no-sandbox")
     assert result.exit_code == 1, result.output
     assert "[/oops] hello [bold]" in result.output and "Traceback" not in result.output
 
 
 def test_an_error_keeps_its_brackets(capsys: pytest.CaptureFixture[str]) -> None:
-    result = runner.invoke(app, ["replay", "no[such]/file[/x].pgn"])
+    result = run_cli("replay", "no[such]/file[/x].pgn")
     assert result.exit_code == 2, result.output
     assert "no[such]/file[/x].pgn" in " ".join(result.output.split())
     capsys.readouterr()

@@ -11,18 +11,16 @@ import time
 from pathlib import Path
 
 import pytest
-import trio
 
-from arena.games import get_game
 from arena.process.bot_process import process_table, processes_in_group
 from arena.process.botnames import resolve_bot
 from arena.process.cgroups import cgroup_support
 from arena.process.spec import BotSpec, Limits
 from arena.records.record import Ply
 from arena.records.replay import state_at, verify
-from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import PlayedMatch, Settings, run_match
 from tests.helpers.escape import CGROUPS_EXPECTED
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,7 +45,7 @@ ON_THE_WALL = frozenset({"zoo/hang", "zoo/slow", "zoo/deaf", "zoo/fork_loop", "s
 
 
 def run(specs: list[BotSpec], games: int = 1, per_move: float = 0.5, tmp: Path | None = None,
-        limits: Limits = Limits(), startup: float = 30.0) -> MatchResult:
+        limits: Limits = Limits(), startup: float = 30.0) -> PlayedMatch:
     """A match of `specs` at `per_move` a decision: on the wall clock for the bots of
     ON_THE_WALL, on the CPU basis for every other (a time control of its own), so that a
     machine too loaded to run a bot for half a second times out none of those; and a
@@ -55,14 +53,11 @@ def run(specs: list[BotSpec], games: int = 1, per_move: float = 0.5, tmp: Path |
     for spec in specs:
         if spec.name not in ON_THE_WALL and spec.time_control is None:
             spec.time_control = TimeControl(per_move_s=per_move, basis="cpu")
-    config = MatchConfig(
-        get_game("btt"), {}, TimeControl(per_move_s=per_move), seed=1, games=games,
-        log_dir=tmp, limits=limits, timing=Timing(startup_s=startup, grace_s=0.05),
-    )
-    return trio.run(play_match, config, specs)
+    return run_match("btt", specs, TimeControl(per_move_s=per_move), seed=1, games=games, log_dir=tmp, limits=limits,
+                     timing=Timing(startup_s=startup, grace_s=0.05))
 
 
-def assert_no_leftovers(result: MatchResult) -> None:
+def assert_no_leftovers(result: PlayedMatch) -> None:
     assert result.pgids, "the match started no process"
     for pgid in result.pgids:
         assert processes_in_group(pgid) == [], f"process group {pgid} still has processes"
@@ -241,9 +236,8 @@ def test_a_slow_real_bot_is_timed_by_the_referee(tmp_path: Path) -> None:
     """End to end with a real process (the clock logic itself is tested under MockClock
     in test_decision.py): a 0.2 s answer is measured at 0.2 s or a little more, within a
     generous limit."""
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=5.0), seed=1, games=1, log_dir=tmp_path,
-                         timing=Timing(startup_s=30.0, grace_s=0.05))
-    result = trio.run(play_match, config, [random_bot(), zoo("slow", ply=2, ZOO_SECONDS="0.2")])
+    result = run_match("btt", [random_bot(), zoo("slow", ply=2, ZOO_SECONDS="0.2")], TimeControl(per_move_s=5.0),
+                       seed=1, games=1, log_dir=tmp_path, timing=Timing(startup_s=30.0, grace_s=0.05))
     outcome = result.outcomes[0]
     assert outcome.termination == "normal"
     slow_answer = outcome.record.plies[3].elapsed_ms
@@ -310,15 +304,15 @@ def test_interrupting_the_cli_leaves_no_bot(sig: signal.Signals, tmp_path: Path)
 
 
 def test_a_solo_game_is_played_to_its_end_and_a_solo_fault_loses() -> None:
-    config = MatchConfig(get_game("the-tree"), {}, TimeControl(per_move_s=2, basis="cpu"), seed=3, games=1,
-                         timing=Timing(startup_s=30.0, grace_s=0.05))
-    solo = trio.run(play_match, config, [resolve_bot("random", "the-tree")])
+    settings: Settings = {"seed": 3, "games": 1, "timing": Timing(startup_s=30.0, grace_s=0.05)}
+    control = TimeControl(per_move_s=2, basis="cpu")
+    solo = run_match("the-tree", [resolve_bot("random", "the-tree")], control, **settings)
     outcome = solo.outcomes[0]
     assert outcome.termination == "normal" and len(outcome.record.plies) > 9
     assert outcome.ranks in ((1,), (2,)) and verify(outcome.record) == []
     crash = resolve_bot("zoo/crash", "the-tree")
     crash.env["ZOO_PLY"] = "1"
-    failed = trio.run(play_match, config, [crash])
+    failed = run_match("the-tree", [crash], control, **settings)
     assert failed.outcomes[0].termination == "crash" and failed.outcomes[0].ranks == (2,)
     assert_no_leftovers(failed)
 

@@ -7,17 +7,15 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.games import get_game
+from arena import games
 from arena.league.config import load_league
 from arena.league.registry import RegistryError, load_registry
 from arena.process.spec import Limits
 from arena.records.files import read_record_file
+from tests.helpers.cli import run_cli
 from tests.helpers.scripts import first_legal_bot
 
-runner = CliRunner()
 BOT = first_legal_bot("reg", pick='int(os.environ.get("PICK", "0"))')
 
 
@@ -48,13 +46,13 @@ def test_play_uses_the_registry_in_the_current_folder(tmp_path: Path, monkeypatc
     write_registry(tmp_path)
     monkeypatch.chdir(tmp_path)
     out = tmp_path / "g.pgn"
-    result = runner.invoke(app, ["play", "btt", "first", "last", "--seed", "2", "--out", str(out), "-q"])
+    result = run_cli("play", "btt", "first", "last", "--seed", "2", "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     record = read_record_file(out)[0]
     assert record.players == ["first", "last"]  # the registry's names, not the bot's own
     assert record.tags["TimeControl"] == "move=3s / move=5s"
     # Its environment came along: `first` plays the first legal action, `last` (PICK=-1) the last.
-    state = get_game("btt").new_state(2, {})
+    state = games.get("btt").new_state(2, {})
     for ply in record.plies:
         legal = state.legal_actions()
         assert ply.action == (legal[0] if state.current() == 0 else legal[-1])
@@ -72,8 +70,7 @@ def test_a_registry_name_wins_over_a_shipped_bot(tmp_path: Path) -> None:
 
 def test_match_takes_a_registry_file(tmp_path: Path) -> None:
     path = write_registry(tmp_path)
-    result = runner.invoke(app, ["match", "first", "last", "--game", "btt", "--games", "2", "--bots", str(path),
-                                 "-q"])
+    result = run_cli("match", "first", "last", "--game", "btt", "--games", "2", "--bots", str(path), "-q")
     assert result.exit_code == 0, result.output
     assert "last vs first" in " ".join(result.output.split())
 
@@ -112,18 +109,18 @@ def test_mistakes_are_messages_naming_the_bot_and_the_key(tmp_path: Path, text: 
     path.write_text(text)
     with pytest.raises(RegistryError, match=message):
         load_registry(path).spec("a", "btt", Limits())
-    result = runner.invoke(app, ["play", "btt", "a", "random", "--bots", str(path)])
+    result = run_cli("play", "btt", "a", "random", "--bots", str(path))
     assert result.exit_code == 2 and "Traceback" not in result.output
 
 
 def test_per_bot_time_controls_on_the_command_line(tmp_path: Path) -> None:
     out = tmp_path / "g.pgn"
-    result = runner.invoke(app, ["play", "btt", "random", "greedy", "--games", "2", "--time-per-move", "1s:200ms",
-                                 "--time-basis", "cpu", "--out", str(out), "-q"])  # no loaded machine times them out
+    result = run_cli("play", "btt", "random", "greedy", "--games", "2", "--time-per-move", "1s:200ms",
+                     "--time-basis", "cpu", "--out", str(out), "-q")  # no loaded machine times them out
     assert result.exit_code == 0, result.output
     first, second = read_record_file(out)
     cpu = "basis=cpu backstop=10x+1s"
     assert first.tags["TimeControl"] == f"move=1s {cpu} / move=0.2s {cpu}"
     assert second.tags["TimeControl"] == f"move=0.2s {cpu} / move=1s {cpu}"  # the control follows the bot, not the seat
-    wrong = runner.invoke(app, ["play", "btt", "random", "greedy", "--clock", "60+1:30+1:10"])
+    wrong = run_cli("play", "btt", "random", "greedy", "--clock", "60+1:30+1:10")
     assert wrong.exit_code == 2 and "3 values for 2 bots" in wrong.output

@@ -10,16 +10,16 @@ import re
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.games import CHANCE, GAMES, TERMINAL, get_game
+from arena import games
+from arena.games import CHANCE, GAMES, TERMINAL
 from arena.records.files import append_record
 from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.referee.outcome import GameSetup, game_tags
 from arena.termination import Termination
 from arena.timecontrol import TimeControl
 from arena.web.replay import replay_page
+from tests.helpers.cli import run_cli
 from tests.helpers.games import random_game_record
 
 SMALL = {"roots": {"radius": "3"}, "blox": {"width": "8", "height": "8"}}
@@ -67,7 +67,7 @@ def test_the_page_names_the_players_and_the_result() -> None:
 def long_roots_record(seed: int) -> GameRecord:
     """A Roots game as long as the rules let one be: every seat ends its turns with
     `end` and never leaves a round (about 160 plies: 12 rounds of six dice)."""
-    game = get_game("roots")
+    game = games.get("roots")
     options = game.resolve_options({})
     state = game.new_state(2, options)
     rng = random.Random(seed)
@@ -85,7 +85,7 @@ def long_roots_record(seed: int) -> GameRecord:
         actions.append(action)
     plies = [Ply(t, a, p == CHANCE) for t, a, p in zip(turn_numbers(actors), actions, actors)]
     result = state.result()
-    tags = game_tags(GameSetup(game, options, TimeControl(), seed), ["a-long-bot-name", "another-long-name"],
+    tags = game_tags(GameSetup(game, options, (TimeControl(),) * 2, seed), ["a-long-bot-name", "another-long-name"],
                      result.ranks, result.scores, Termination.NORMAL, "", len(plies))
     return GameRecord(tags=tags, plies=plies)
 
@@ -102,10 +102,9 @@ def test_replay_html_writes_the_file_and_names_a_bad_path(tmp_path: Path) -> Non
     records = tmp_path / "games.pgn"
     append_record(records, random_game_record("treeblox", 2, 3, {}))
     out = tmp_path / "game.html"
-    runner = CliRunner()
-    result = runner.invoke(app, ["replay", str(records), "--html", str(out)])
+    result = run_cli("replay", str(records), "--html", str(out))
     assert result.exit_code == 0 and "wrote" in result.output
     film = page_data(out.read_text(encoding="utf-8"))["film"]
     assert isinstance(film, dict) and film["turnable"] is True
-    result = runner.invoke(app, ["replay", str(records), "--html", str(tmp_path / "missing" / "x.html")])
+    result = run_cli("replay", str(records), "--html", str(tmp_path / "missing" / "x.html"))
     assert result.exit_code == 2 and "cannot write it" in result.output

@@ -8,29 +8,26 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from arena.cli import app
 from arena.records.files import read_record_file
 from arena.records.replay import verify
 from arena.records.writer import write_records
 from arena.referee.seeds import cycle_seed
 from arena.session.rerun import chance_mismatch, game_seed
+from tests.helpers.cli import run_cli
 
-runner = CliRunner()
 SEEDED = f"{sys.executable} {Path(__file__).parent / 'newcomer_bot.py'} seeded"
 KEY = {"ARENA_SECRET": "a1" * 16}
 OTHER_KEY = {"ARENA_SECRET": "b2" * 16}
 
 
 def play(out: Path, *more: str, env: dict[str, str] = KEY) -> None:
-    result = runner.invoke(app, ["play", "roots", SEEDED, SEEDED, "--seed", "7", "--out", str(out), "-q",
-                                 "--no-sandbox", "--time-per-move", "2s", "-o", "radius=3", *more], env=env)
+    result = run_cli("play", "roots", SEEDED, SEEDED, "--seed", "7", "--out", str(out), "-q",
+                     "--no-sandbox", "--time-per-move", "2s", "-o", "radius=3", *more, env=env)
     assert result.exit_code == 0, result.output
 
 
 def rerun(out: Path, *args: str, env: dict[str, str] = KEY) -> str:
-    result = runner.invoke(app, ["rerun", str(out), *args, "--no-sandbox"], env=env)
+    result = run_cli("rerun", str(out), *args, "--no-sandbox", env=env)
     assert result.exit_code == 0, result.output
     return " ".join(result.output.split())
 
@@ -89,14 +86,14 @@ def test_a_league_game_is_played_again_with_the_league_key_and_its_bots(tmp_path
     league.write_text(f'name = "r"\ngame = "roots"\noptions = {{ radius = "3" }}\ngames_per_pairing = 4\n'
                       f'concurrency = 1\nseed = 5\nsandbox = false\n[time]\nper_move = "2s"\n'
                       f'[[bots]]\nname = "alpha"\ncommand = {bot}\n[[bots]]\nname = "beta"\ncommand = {bot}\n')
-    result = runner.invoke(app, ["league", "run", str(league), "-q"], env=OTHER_KEY)
+    result = run_cli("league", "run", str(league), "-q", env=OTHER_KEY)
     assert result.exit_code == 0, result.output
     records = tmp_path / "l" / "league.pgn"
     text = rerun(records, "--game", "4", "--league", str(league))  # this installation's key is not the league's
     assert "chance key: the league's own key" in text and "the game went as recorded" in text
     text = rerun(records, "--game", "2", SEEDED, SEEDED)  # the key from the league.sqlite beside the records
     assert "chance key: the league's own key" in text and "the game went as recorded" in text
-    result = runner.invoke(app, ["rerun", str(records)])
+    result = run_cli("rerun", str(records))
     assert result.exit_code == 2
     assert "--league FILE.toml" in " ".join(result.output.split())
 
@@ -105,8 +102,8 @@ def test_any_game_of_a_match_of_shipped_bots_is_played_again_move_for_move(tmp_p
     """The shipped bots seed their generator afresh at each start (ARENA_BOT_SEED and
     match_game), so a later game of a match replays as well as a process's first."""
     out = tmp_path / "games.pgn"
-    result = runner.invoke(app, ["play", "treeblox", "random", "greedy", "--seed", "7", "--bot-seed", "11",
-                                 "--games", "3", "--out", str(out), "-q", "--no-sandbox"], env=KEY)
+    result = run_cli("play", "treeblox", "random", "greedy", "--seed", "7", "--bot-seed", "11",
+                     "--games", "3", "--out", str(out), "-q", "--no-sandbox", env=KEY)
     assert result.exit_code == 0, result.output
     for game in ("2", "3"):  # the same two processes played all three
         again = tmp_path / f"again-{game}.pgn"

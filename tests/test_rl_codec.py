@@ -12,7 +12,8 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from arena.games import CHANCE, get_game
+from arena import games
+from arena.games import CHANCE
 from arena.games.perft import perft as arena_perft
 from arena.rl import RLError, codec
 from arena.rl.bridge import Bridge, Position, complete_moves, perft
@@ -125,7 +126,7 @@ def test_roots_rerolls_and_fast_growth_are_paths_of_steps() -> None:
 def test_perft_through_the_ids_equals_arena_perft(game_id: str, seats: int, options: dict[str, str], depth: int,
                                                   seed: int) -> None:
     bridge = Bridge(game_id, seats, options)
-    expected = arena_perft(get_game(game_id).new_state(seats, options), depth, seed)
+    expected = arena_perft(games.get(game_id).new_state(seats, options), depth, seed)
     assert perft(bridge.new_position(), depth, seed) == expected
 
 
@@ -180,7 +181,7 @@ def test_the_tree_vector_hides_what_the_seat_may_not_see() -> None:
     """Two deals that differ only in the other hands and the supply give seat 0 the
     same vector all game long (and seat 1, whose hand differs, a different one)."""
     c = codec("the-tree", 2)
-    game = get_game("the-tree")
+    game = games.get("the-tree")
     rng = random.Random(11)
     for _ in range(5):
         tiles = list(TILES)
@@ -229,7 +230,7 @@ def test_roots_roll_probabilities_are_the_referee_dice() -> None:
         assert abs(sum(p for _, p in roll_outcomes(k)) - 1) < 1e-9
     assert len(roll_outcomes(6)) == 8008 and len(ROLLS) == 12_375
     # The first round's six dice: the referee's own rolls against the model.
-    state = get_game("roots").new_state(2, {"radius": "3"})
+    state = games.get("roots").new_state(2, {"radius": "3"})
     state.apply("plant 0")
     state.apply("plant 20")
     position = Bridge("roots", 2, {"radius": "3"}).wrap(state)

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.helpers.cli import run_cli
+
 pytest.importorskip("pyspiel", reason="needs the rl extra: pip install -e '.[rl]'")
 pytest.importorskip("pettingzoo", reason="needs the rl extra: pip install -e '.[rl]'")
 
@@ -31,9 +33,6 @@ def run_python(code: str, folder: Path) -> str:
 
 
 def test_train_then_enter_runs_as_printed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from typer.testing import CliRunner
-
-    from arena.cli import app
     from arena.records.files import read_record_file
 
     folder = tmp_path / "bot"  # the bot's folder; the record goes outside it
@@ -46,7 +45,7 @@ def test_train_then_enter_runs_as_printed(tmp_path: Path, monkeypatch: pytest.Mo
     assert argv[:2] == ["arena", "play"]
     monkeypatch.chdir(folder)
     out = tmp_path / "g.pgn"
-    result = CliRunner().invoke(app, argv[1:] + ["--out", str(out), "-q"])
+    result = run_cli(*argv[1:], "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     records = read_record_file(out)
     assert len(records) == 4

@@ -15,10 +15,12 @@ import pytest
 
 pyspiel = pytest.importorskip("pyspiel", reason="needs the rl extra: pip install -e '.[rl]'")
 
-from arena.games import CHANCE, get_game  # noqa: E402
+from arena import games  # noqa: E402
+from arena.games import CHANCE  # noqa: E402
 from arena.process.botnames import BotNameError, resolve_bot  # noqa: E402
 from arena.rl import openspiel  # noqa: E402
 from arena.rl.search import Searcher, principal  # noqa: E402
+from tests.helpers.cli import run_cli  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -42,7 +44,7 @@ def test_the_search_blocks_a_loss_at_tic_tac_toe() -> None:
 
 def random_position(game_id: str, seats: int, plies: int, seed: int, **options: str) -> openspiel.ArenaState:
     game = openspiel.load(game_id, players=seats, **options)
-    arena = get_game(game_id).new_state(seats, options)
+    arena = games.get(game_id).new_state(seats, options)
     rng = random.Random(seed)
     for _ in range(plies):
         if arena.current() == CHANCE:
@@ -84,14 +86,11 @@ def test_a_reroll_is_played_as_its_steps() -> None:
 
 
 def test_mcts_plays_sandboxed_through_the_referee(tmp_path: Path) -> None:
-    from typer.testing import CliRunner
-
-    from arena.cli import app
     from arena.records.files import read_record_file
 
     out = tmp_path / "g.pgn"
-    result = CliRunner().invoke(app, ["play", "btt", "mcts", "random", "--games", "2", "--time-per-move", "200ms",
-                                      "--time-basis", "cpu", "--seed", "3", "--out", str(out), "-q"])
+    result = run_cli("play", "btt", "mcts", "random", "--games", "2", "--time-per-move", "200ms",
+                     "--time-basis", "cpu", "--seed", "3", "--out", str(out), "-q")
     assert result.exit_code == 0, result.output
     records = read_record_file(out)
     assert len(records) == 2

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pickle
 import random
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -87,6 +89,14 @@ def test_a_state_serialises_clones_and_keeps_its_history() -> None:
     twin.apply_action(twin.legal_actions()[0])
     assert str(twin) != str(state)
     assert pickle.loads(pickle.dumps(game)).num_distinct_actions() == game.num_distinct_actions()
+
+
+def test_a_game_pickled_here_unpickles_in_a_fresh_process() -> None:
+    data = pickle.dumps(openspiel.load("roots", 2))
+    code = "import pickle, sys; game = pickle.loads(sys.stdin.buffer.read()); print(game.num_distinct_actions())"
+    done = subprocess.run([sys.executable, "-c", code], input=data, capture_output=True, check=False)
+    assert done.returncode == 0, done.stderr.decode()[-500:]
+    assert int(done.stdout) == openspiel.load("roots", 2).num_distinct_actions()
 
 
 def test_the_tree_information_states_hold_what_each_seat_saw() -> None:

@@ -6,11 +6,10 @@ from __future__ import annotations
 import json
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.games import IllegalAction
 from arena.render.roots import render_roots, text_roots
+from tests.helpers.cli import run_cli
 from tests.helpers.roots import add_stroke, new, play, ready, region, three_in_a_row
 
 # ---- scoring ------------------------------------------------------------------------------
@@ -111,11 +110,10 @@ def test_board_view_shows_strokes_tips_pools_and_powers() -> None:
 
 
 def test_cli_legal_and_perft() -> None:
-    runner = CliRunner()
-    result = runner.invoke(app, ["legal", "roots", "plant 0", "plant 27", "roll 1,2,3,3,5/6"])
+    result = run_cli("legal", "roots", "plant 0", "plant 27", "roll 1,2,3,3,5/6")
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
     assert lines == sorted(lines) and "draw r3 0,-4/0" in lines and "keep r5" in lines and "leave" in lines
     assert "draw r1 0,-4/0" not in lines  # r1 from the top's N side would leave by its NE side
-    result = runner.invoke(app, ["perft", "roots", "2", "--option", "radius=3"])
+    result = run_cli("perft", "roots", "2", "--option", "radius=3")
     assert result.output.split() == ["1", "42", "2", str(42 * 33)]

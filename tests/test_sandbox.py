@@ -10,31 +10,29 @@ import sys
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
+from arena import records
 from arena.league.config import load_league
 from arena.process.cgroups import cgroup_support
 from arena.process.sandbox import probe
 from arena.records.files import read_record_file
 from arena.records.reader import read_records
-from arena.records.writer import write_record
+from tests.helpers.cli import run_cli
 from tests.helpers.scripts import first_legal_bot
 
-runner = CliRunner()
 needs_sandbox = pytest.mark.skipif(not probe().sandbox and os.environ.get("CI") != "true",
                                    reason=f"no sandbox here: {probe().why}")
 
 
 def play(*args: str) -> str:
-    result = runner.invoke(app, ["play", "btt", *args])
+    result = run_cli("play", "btt", *args)
     assert result.exit_code == 0, result.output
     return result.output
 
 
 @needs_sandbox
 def test_doctor_reports_the_sandbox_and_the_limits() -> None:
-    result = runner.invoke(app, ["doctor"], env={"COLUMNS": "200"})
+    result = run_cli("doctor", env={"COLUMNS": "200"})
     assert result.exit_code == 0
     text = " ".join(result.output.split())
     assert "sandbox │ on" in text and "bubblewrap" in text and "chance key" in text
@@ -53,8 +51,8 @@ def test_seeds_are_random_when_not_given_and_recorded(tmp_path: Path) -> None:
 def test_the_same_seeds_give_the_same_games_and_bot_seeds_do_not_follow_the_chance_seed(tmp_path: Path) -> None:
     out = tmp_path / "g.pgn"
     for seed in ("5", "5", "6"):
-        result = runner.invoke(app, ["play", "roots", "random", "random", "--seed", seed, "--bot-seed", "9",
-                                     "--out", str(out), "-q"])
+        result = run_cli("play", "roots", "random", "random", "--seed", seed, "--bot-seed", "9",
+                         "--out", str(out), "-q")
         assert result.exit_code == 0, result.output
     a, b, c = read_record_file(out)
     assert [p.action for p in a.plies] == [p.action for p in b.plies]
@@ -91,8 +89,8 @@ def test_each_move_records_the_bots_cpu_time_and_reads_back(tmp_path: Path) -> N
     bot_plies = [p for p in record.plies if not p.chance]
     assert all(p.elapsed_ms is not None for p in bot_plies)
     assert any(p.cpu_ms is not None and p.cpu_ms >= 0 for p in bot_plies)
-    text = write_record(record)
-    assert " cpu=" in text and write_record(read_records(text)[0]) == text
+    text = records.write(record)
+    assert " cpu=" in text and records.write(read_records(text)[0]) == text
 
 
 SPINNER = first_legal_bot("spinner", """
@@ -130,8 +128,8 @@ def test_a_sandbox_that_cannot_be_set_up_voids_the_game_instead_of_faulting_the_
     real = sandbox.namespace_args
     monkeypatch.setattr(sandbox, "namespace_args", lambda: [*real(), "--no-such-option"])
     out = tmp_path / "g.pgn"
-    result = runner.invoke(app, ["play", "btt", "random", "random", "--out", str(out), "--log-dir",
-                                 str(tmp_path / "logs")])
+    result = run_cli("play", "btt", "random", "random", "--out", str(out), "--log-dir",
+                     str(tmp_path / "logs"))
     assert result.exit_code == 1
     text = " ".join(result.output.split())
     assert "void [infrastructure-error]" in text and "sandbox could not be set up" in text

@@ -7,12 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from arena.cli import app
-from arena.games import GAMES, get_game
+from arena.games import GAMES
 from arena.records.files import append_record, read_record_file
 from arena.records.writer import write_records
+from tests.helpers.cli import run_cli
 from tests.helpers.games import random_game_record
 
 
@@ -20,7 +18,7 @@ def test_a_file_of_every_games_random_games_reads_back_and_verifies(tmp_path: Pa
     path = tmp_path / "selfplay.pgn"
     records = []
     for game_id in GAMES:
-        game = get_game(game_id)
+        game = GAMES[game_id]
         options = {"width": "8", "height": "8"} if game_id == "blox" else {}
         for seats in range(game.min_seats, game.max_seats + 1):
             records += [random_game_record(game_id, seats, 100 * seats + seed, options) for seed in range(2)]
@@ -29,7 +27,7 @@ def test_a_file_of_every_games_random_games_reads_back_and_verifies(tmp_path: Pa
     games = read_record_file(path)
     assert len(games) == len(records) == 2 * (1 + 4 + 1 + 3 + 5)
     assert write_records(games) == text  # byte-identical round trip
-    result = CliRunner().invoke(app, ["verify", str(path)])
+    result = run_cli("verify", str(path))
     assert result.exit_code == 0, result.output
     assert f"{len(records)} game(s) verified" in result.output
 

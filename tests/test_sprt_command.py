@@ -10,12 +10,9 @@ import json
 import math
 
 import pytest
-from typer.testing import CliRunner, Result
 
-from arena.cli import app
 from arena.stats.sprt import NELO_PER_T, SprtParameters, estimate, expected_score
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli_cleanly as cli
 
 # fastchess's published cases: (model, elo0, elo1, counts, LLR to 2 decimals). Its
 # trinomial Stats are (wins, losses, draws); its pentanomial ones (LL, LD, WL, DD, WD,
@@ -32,12 +29,6 @@ PENTANOMIAL = [
     ("logistic", 0.5, 2.5, (223, 9863, 20279, 1000, 10037, 246), -3.07),
     ("logistic", 0, 2, (871, 26175, 55003, 980, 26678, 821), -4.98),
 ]
-
-
-def cli(*args: str) -> Result:
-    result = runner.invoke(app, list(args))
-    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
-    return result
 
 
 @pytest.mark.parametrize(("model", "elo0", "elo1", "stats", "published"), TRINOMIAL)

@@ -16,13 +16,14 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import trio
 
-from arena.games import get_game
 from arena.league.config import BotEntry, League, LeagueFile, TimeSection, resolve_league
+from arena.league.executor import GameSink, Job, LocalExecutor
 from arena.league.runner import LeagueRunner, open_league
 from arena.league.schedule import ScheduledGame
 from arena.league.store import LeagueStore
@@ -31,10 +32,11 @@ from arena.process.cgroups import cgroup_support
 from arena.process.procfs import processes_in_group
 from arena.process.spec import BotSpec
 from arena.records.replay import verify
-from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.player import Timing
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import PlayedMatch, run_match
 from tests.helpers.exclusive import apart_from_stalls
+from tests.helpers.processes import ProcessGroups
 
 SEATINGS = [2, 3]
 
@@ -56,10 +58,9 @@ def honest() -> BotSpec:
     return resolve_bot("random", "btt")
 
 
-def play(specs: list[BotSpec], logs: Path, games: int, per_move: float) -> MatchResult:
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=per_move), seed=7, games=games, log_dir=logs,
-                         timing=Timing(startup_s=10.0, grace_s=0.05), chance_key=b"stall-attacks")
-    return trio.run(play_match, config, specs)
+def play(specs: list[BotSpec], logs: Path, games: int, per_move: float) -> PlayedMatch:
+    return run_match("btt", specs, TimeControl(per_move_s=per_move), seed=7, games=games, log_dir=logs,
+                     timing=Timing(startup_s=10.0, grace_s=0.05), chance_key=b"stall-attacks")
 
 
 def assert_nothing_left(pgids: list[int]) -> None:
@@ -128,6 +129,18 @@ SLEEP_MS = 50
 most of the time, so a stall of the referee's loop lands on one."""
 
 
+class WatchedExecutor(LocalExecutor):
+    """This machine's executor, noting the process group of every bot it starts."""
+
+    def __init__(self, league: League) -> None:
+        super().__init__(league.concurrency, league.affinity)
+        self.groups = ProcessGroups()
+
+    async def play(self, jobs: list[Job], sink: GameSink) -> None:
+        await super().play([replace(job, config=replace(job.config, launcher=self.groups.launcher(job.config.launcher)))
+                            for job in jobs], sink)
+
+
 def run_league(tmp_path: Path, attackers: list[BotEntry], innocents: int = 2) -> tuple[LeagueRunner, list[str]]:
     """A 2-seat round robin of the innocents and the attackers at 300 ms a move, three
     tables at once (with two innocents and one attacker: exactly three tables, one of
@@ -138,7 +151,7 @@ def run_league(tmp_path: Path, attackers: list[BotEntry], innocents: int = 2) ->
                      output=str(tmp_path / "league"), time=TimeSection(per_move="300ms"))
     league = resolve_league(raw, tmp_path)
     store, schedule = open_league(league)
-    runner = LeagueRunner(league, store, schedule)
+    runner = LeagueRunner(league, store, schedule, executor=WatchedExecutor(league))
     try:
         trio.run(runner.run)
     finally:
@@ -154,7 +167,8 @@ def assert_no_innocent_charged(runner: LeagueRunner, names: list[str], attackers
             assert names[fault.bot] in attackers, f"{names[fault.bot]} was charged: {fault.reason} {fault.detail}"
         if not {names[b] for b in game.seats} & attackers:
             assert game.termination == "normal"
-    assert_nothing_left(runner.pgids)
+    assert isinstance(runner.executor, WatchedExecutor)
+    assert_nothing_left(runner.executor.groups.pgids)
 
 
 @pytest.mark.parametrize("attack", list(ATTACKERS))

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from arena.games import GAMES, get_game
+from arena import games
+from arena.games import GAMES
 from arena.games.base import State
 from arena.records.replay import replay
 from arena.render.svg import View, action_spots, svg_defs, svg_state
@@ -40,7 +41,7 @@ def uses(root: ET.Element, prefix: str) -> Counter[str]:
 
 def played(game_id: str, seats: int, actions: list[str], options: dict[str, str] | None = None) -> Any:
     """The game's own state class after `actions` (typed Any: each test reads its game's fields)."""
-    state = get_game(game_id).new_state(seats, options or {})
+    state = games.get(game_id).new_state(seats, options or {})
     for action in actions:
         state.apply(action)
     return state

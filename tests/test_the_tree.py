@@ -6,13 +6,12 @@ from __future__ import annotations
 import random
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.games import CHANCE, TERMINAL, IllegalAction
 from arena.games.perft import perft
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import TILES, fits_above, tile_name
+from tests.helpers.cli import run_cli
 from tests.helpers.games import random_game_record
 from tests.helpers.the_tree import BASE, GAME, PERFT_DEAL, dealt, placement, position, reference_legal
 
@@ -102,15 +101,14 @@ def test_perft_from_the_rules_deal() -> None:
 
 
 def test_cli_legal_with_a_deal_and_with_a_seed() -> None:
-    runner = CliRunner()
-    result = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--deal", PERFT_DEAL, "55@0,0"])
+    result = run_cli("legal", "the-tree", "--players", "2", "--deal", PERFT_DEAL, "55@0,0")
     assert result.exit_code == 0 and result.output.split() == [
         "47@-1,1", "57@-1,1", "74@1,1", "75@1,1", "77@-1,1", "77@1,1"]
-    chance = runner.invoke(app, ["legal", "the-tree", "--players", "2", PERFT_DEAL, "55@0,0"])
+    chance = run_cli("legal", "the-tree", "--players", "2", PERFT_DEAL, "55@0,0")
     assert chance.output == result.output
-    seeded = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--seed", "5"])
+    seeded = run_cli("legal", "the-tree", "--players", "2", "--seed", "5")
     assert seeded.exit_code == 0 and len(seeded.output.split()) in (1, 2)
-    bad = runner.invoke(app, ["legal", "the-tree", "--players", "2", "--deal", "00,11"])
+    bad = run_cli("legal", "the-tree", "--players", "2", "--deal", "00,11")
     assert bad.exit_code == 2 and "--deal" in bad.output
 
 

@@ -20,19 +20,20 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import trio
 
-from arena.games import CHANCE, get_game
+from arena import games
+from arena.games import CHANCE
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import HAND, parse_deal, parse_placement, tile_name, tile_of
 from arena.process.spec import BotSpec, Limits
 from arena.records.record import GameRecord
-from arena.referee.match import MatchConfig, PlannedGame, play_match
+from arena.referee.match import PlannedGame
 from arena.referee.seeds import rotated
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import run_match
 
 RECORDER = Path(__file__).resolve().parent / "recording_bot.py"
-GAME = get_game("the-tree")
+GAME = games.get("the-tree")
 OBSERVATION_KEYS = {"seat", "seats", "to_move", "hand", "hand_sizes", "supply_size", "tiles", "finished", "passes"}
 REQUEST_KEYS = {"type", "ply", "clock", "events", "legal", "observation"}
 END_KEYS = {"type", "result", "termination", "events"}
@@ -163,14 +164,13 @@ def play_and_check(seats: int, games: int, seed: int, folder: Path) -> list[Game
     folder.mkdir(parents=True, exist_ok=True)
     logs = [folder / f"bot{b}.jsonl" for b in range(seats)]
     specs = [BotSpec(f"rec{b}", [sys.executable, str(RECORDER)],
-                     env={"RECORDING_BOT_FILE": str(logs[b]), "ARENA_BOT_SEED": str(seed * 10 + b)})
+                     env={"RECORDING_BOT_FILE": str(logs[b])}, bot_seed=seed * 10 + b)
              for b in range(seats)]
     plan = tuple(PlannedGame(rotated(range(seats), g % seats), seed * 1000 + g, str(g + 1)) for g in range(games))
     # The recording bots write their logs outside any scratch folder: these tests are
     # about what the messages say, so they run without the sandbox.
-    config = MatchConfig(GAME, {}, TimeControl(per_move_s=5), seed=seed, games=games, plan=plan,
-                         limits=Limits(sandbox=False))
-    result = trio.run(play_match, config, specs)
+    result = run_match(GAME, specs, TimeControl(per_move_s=5), seed=seed, games=games, plan=plan,
+                       limits=Limits(sandbox=False))
     per_bot = [split_games(log) for log in logs]
     records = []
     for index, (outcome, sitting) in enumerate(zip(result.outcomes, result.seatings, strict=True)):

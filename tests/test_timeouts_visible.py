@@ -9,9 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
 from arena.process.faults import SeatFault
 from arena.records.record import GameRecord
 from arena.referee.outcome import GameOutcome
@@ -26,8 +24,7 @@ from arena.referee.timeouts import (
     time_out_kind,
 )
 from arena.termination import Termination
-
-runner = CliRunner()
+from tests.helpers.cli import run_cli
 
 WALL = "answered after 419 ms (limit 100 ms; it used 20 ms of CPU)"
 SILENT = "no answer in time (limit 100 ms; it used 0 ms of CPU)"
@@ -155,7 +152,7 @@ SLOW = ["zoo/slow", "random", "--game", "btt", "--time-per-move", "100ms", "--se
 
 
 def test_a_match_counts_its_time_outs_and_warns() -> None:
-    result = runner.invoke(app, ["match", *SLOW, "--games", "2"])
+    result = run_cli("match", *SLOW, "--games", "2")
     assert result.exit_code == 0, result.output
     text = result.output
     assert "game 1 (zoo/slow vs random): [time-out: zoo/slow gave no answer within 100 ms]" in text
@@ -168,7 +165,7 @@ def test_a_match_counts_its_time_outs_and_warns() -> None:
 
 
 def test_the_sprt_verdict_and_the_json_say_how_many_games_time_decided() -> None:
-    result = runner.invoke(app, ["match", *SLOW, "--games", "2", "--sprt", "--json", "-q"])
+    result = run_cli("match", *SLOW, "--games", "2", "--sprt", "--json", "-q")
     assert result.exit_code == 0, result.output
     flat = " ".join(result.output.split())
     assert "no decision after 2 games (raise --games) (2 of 2 games were decided by time-outs)" in flat
@@ -179,13 +176,13 @@ def test_the_sprt_verdict_and_the_json_say_how_many_games_time_decided() -> None
 
 
 def test_a_quiet_match_prints_no_progress_line() -> None:
-    result = runner.invoke(app, ["match", *SLOW, "--games", "2", "-q"])
+    result = run_cli("match", *SLOW, "--games", "2", "-q")
     assert result.exit_code == 0 and "[time-out:" not in result.output
     assert "time-outs: zoo/slow 2 of 2 games, random 0" in result.output
 
 
 def test_play_names_the_time_out_in_its_game_line() -> None:
-    result = runner.invoke(app, ["play", "btt", *SLOW[:2], *SLOW[4:]])
+    result = run_cli("play", "btt", *SLOW[:2], *SLOW[4:])
     assert result.exit_code == 0, result.output
     assert "[time-out: zoo/slow gave no answer within 100 ms]" in result.output
     assert "time-outs: zoo/slow 1 of 1 games, random 0" in result.output
@@ -197,7 +194,7 @@ def test_a_league_counts_its_time_outs_and_warns(tmp_path: Path) -> None:
                       '[time]\nper_move = "100ms"\n'
                       '[[bots]]\nname = "slow"\ncommand = "zoo/slow"\n'
                       '[[bots]]\nname = "random"\ncommand = "random"\n')
-    result = runner.invoke(app, ["league", "run", str(league)])
+    result = run_cli("league", "run", str(league))
     assert result.exit_code == 0, result.output
     text = result.output
     assert "[time-out: slow gave no answer within 100 ms]" in text  # the progress line
@@ -205,10 +202,10 @@ def test_a_league_counts_its_time_outs_and_warns(tmp_path: Path) -> None:
     flat = " ".join(text.split())
     assert 'use basis = "cpu" under [time] in the league file' in flat
     assert "or a lower concurrency in the league file" in flat
-    exported = runner.invoke(app, ["league", "table", str(league), "--format", "json"])
+    exported = run_cli("league", "table", str(league), "--format", "json")
     document, _ = json.JSONDecoder().raw_decode(exported.output[exported.output.index("{"):])
     assert document["time_outs"]["decided_by_time"] == 2
     assert document["time_outs"]["bots"][0] == {"bot": "slow", "games": 2, "time_outs": 2, "backstop": 0}
     assert any("were decided by time-outs" in w for w in document["warnings"])
-    markdown = runner.invoke(app, ["league", "table", str(league), "--format", "markdown"]).output
+    markdown = run_cli("league", "table", str(league), "--format", "markdown").output
     assert "time-outs: slow 2 of 2 games, random 0" in markdown and "**Warning:** 2 of 2 games" in markdown

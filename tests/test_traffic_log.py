@@ -6,11 +6,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from typer.testing import CliRunner
+from tests.helpers.cli import run_cli
 
-from arena.cli import app
-
-runner = CliRunner()
 ENTRY = re.compile(r"^\d{4}-\d\d-\d\dT[\d:.]+ \+[\d.]+ms (handshake|game \d+ ply \d+) ([<>]) (.*)$")
 
 
@@ -25,8 +22,8 @@ def entries(path: Path) -> list[tuple[str, str, str]]:
 
 def test_play_logs_every_line_each_way_with_game_and_ply(tmp_path: Path) -> None:
     logs = tmp_path / "logs"
-    result = runner.invoke(app, ["play", "btt", "random", "greedy", "--games", "2", "--seed", "1", "--log-protocol",
-                                 "--log-dir", str(logs), "-q"])
+    result = run_cli("play", "btt", "random", "greedy", "--games", "2", "--seed", "1", "--log-protocol",
+                     "--log-dir", str(logs), "-q")
     assert result.exit_code == 0, result.output
     lines = entries(logs / "0-random.protocol.log")
     assert lines[0][:2] == ("handshake", ">") and '"type":"hello"' in lines[0][2]
@@ -44,7 +41,7 @@ def test_a_league_key_logs_the_tables(tmp_path: Path) -> None:
     (tmp_path / "l.toml").write_text('name = "x"\ngame = "btt"\nlog_protocol = true\n'
                                      '[[bots]]\nname = "a"\ncommand = "random"\n'
                                      '[[bots]]\nname = "b"\ncommand = "random"\n')
-    result = runner.invoke(app, ["league", "run", str(tmp_path / "l.toml"), "-q"])
+    result = run_cli("league", "run", str(tmp_path / "l.toml"), "-q")
     assert result.exit_code == 0, result.output
     logs = sorted((tmp_path / "l" / "logs").rglob("*.protocol.log"))
     assert len(logs) == 2 and all(entries(path) for path in logs)

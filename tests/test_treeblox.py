@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import pytest
-from typer.testing import CliRunner
 
-from arena.cli import app
-from arena.games import TERMINAL, IllegalAction, get_game
+from arena import games
+from arena.games import TERMINAL, IllegalAction
 from arena.games.perft import perft
 from arena.games.treeblox import DARK, FINAL, LIGHT, MAIN, OVER, TreebloxState
 from arena.render.treeblox import render_treeblox, text_treeblox
+from tests.helpers.cli import run_cli
 
-GAME = get_game("treeblox")
+GAME = games.get("treeblox")
 OPENING = ["L0,0,0", "L3,3,0"]
 
 
@@ -283,8 +283,7 @@ def test_views_show_tops_heights_slices_and_counts() -> None:
 
 
 def test_cli_legal_and_perft() -> None:
-    runner = CliRunner()
-    result = runner.invoke(app, ["legal", "treeblox", "L0,0,0", "L3,3,0"])
+    result = run_cli("legal", "treeblox", "L0,0,0", "L3,3,0")
     assert result.exit_code == 0 and len(result.output.split()) == 29
-    result = runner.invoke(app, ["perft", "treeblox", "2"])
+    result = run_cli("perft", "treeblox", "2")
     assert result.output.split() == ["1", "16", "2", "240"]

@@ -14,7 +14,7 @@ from pathlib import Path
 import trio
 from rich.table import Table
 
-from arena.games import get_game
+from arena import games
 from arena.league.config import BotEntry, LeagueFile, TimeSection, resolve_league
 from arena.league.executor import Executor, LocalExecutor
 from arena.league.runner import LeagueRunner, open_league
@@ -58,9 +58,9 @@ def queue_rate(client: object, reports: int = 1000) -> float:
     scheduler): put by a task on a worker, taken here in batches."""
     from distributed import Queue
 
-    from arena.records.writer import write_record
+    from arena import records
 
-    record = write_record(_random_record(1))
+    record = records.write(_random_record(1))
     queue = Queue("arena-bench-queue", client=client)
     begin = time.perf_counter()
     future = client.submit(_put_reports, "arena-bench-queue", record, reports, pure=False)  # type: ignore[attr-defined]
@@ -84,7 +84,7 @@ def _put_reports(name: str, record: str, count: int) -> int:
 
 def _random_record(seed: int) -> GameRecord:
     """A 2-seat BTT game of random actions, recorded as the referee records it."""
-    game = get_game("btt")
+    game = games.get("btt")
     options = game.resolve_options({})
     state = game.new_state(2, options)
     rng = random.Random(seed)
@@ -95,7 +95,7 @@ def _random_record(seed: int) -> GameRecord:
         state.apply(actions[-1])
     plies = [Ply(t, a, actor=p, elapsed_ms=1.0) for t, a, p in zip(turn_numbers(actors), actions, actors)]
     result = state.result()
-    tags = game_tags(GameSetup(game, options, TimeControl(), seed), ["a", "b"], result.ranks, result.scores,
+    tags = game_tags(GameSetup(game, options, (TimeControl(),) * 2, seed), ["a", "b"], result.ranks, result.scores,
                      Termination.NORMAL, "", len(plies))
     return GameRecord(tags=tags, plies=plies)
 

@@ -31,6 +31,7 @@ JOB is a JSON object, one of:
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import json
 import os
@@ -59,7 +60,7 @@ async def _referee(bot: str, concurrent: int, games_each: int, basis: str | None
     match = _module("arena.referee.match", "arena.match")
     spec_module = _module("arena.process.spec", "arena.process")
     timecontrol = _module("arena.timecontrol", "arena.timecontrol")
-    game = games.get_game("btt")
+    game = (getattr(games, "get", None) or games.get_game)("btt")  # get_game before get was its name
     spec = spec_module.BotSpec("echo-c", [bot])
     waiting = concurrent
     gate = trio.Event()
@@ -85,10 +86,14 @@ async def _referee(bot: str, concurrent: int, games_each: int, basis: str | None
         await gate.wait()
 
     control = timecontrol.TimeControl(per_move_s=5.0, **({"basis": basis} if basis else {}))
+    # Revisions before each bot's spec carried its time control gave the match one.
+    per_match = "time_control" in {f.name for f in dataclasses.fields(match.MatchConfig)}
+    timed = spec if per_match else dataclasses.replace(spec, time_control=control)
 
     async def one(index: int) -> None:
-        config = match.MatchConfig(game, {}, control, seed=index, games=games_each, event="bench")
-        await match.play_match(config, [spec, spec], on_game=ended, before_game=arrive)
+        given = (control,) if per_match else ()
+        config = match.MatchConfig(game, {}, *given, seed=index, games=games_each, event="bench")
+        await match.play_match(config, [timed, timed], on_game=ended, before_game=arrive)
 
     async with trio.open_nursery() as nursery:
         for index in range(concurrent):

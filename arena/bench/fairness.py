@@ -27,9 +27,9 @@ from dataclasses import dataclass, field
 import trio
 from rich.table import Table
 
-from arena.games import get_game
+from arena import games
 from arena.process.botnames import resolve_bot
-from arena.process.spec import BotSpec
+from arena.process.spec import BotSpec, timed
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.timecontrol import TimeControl
@@ -100,9 +100,10 @@ async def _attack(name: str, env: dict[str, str], done: trio.Event, charged: Cha
         charged.attacker_games += 1
         return done.is_set()
 
-    config = MatchConfig(get_game("btt"), {}, TimeControl(per_move_s=ATTACKER_LIMIT_S), seed=9, games=ATTACKER_GAMES,
-                         event="fairness attacker", chance_key=b"bench-fairness")
-    await play_match(config, [spec, resolve_bot("random", "btt")], on_game=played)
+    config = MatchConfig(games.get("btt"), {}, seed=9, games=ATTACKER_GAMES, event="fairness attacker",
+                         chance_key=b"bench-fairness")
+    bots = timed([spec, resolve_bot("random", "btt")], TimeControl(per_move_s=ATTACKER_LIMIT_S))
+    await play_match(config, bots, on_game=played)
 
 
 async def _attack_elsewhere(label: str, done: trio.Event, charged: Charged) -> None:
@@ -120,18 +121,18 @@ async def _attack_elsewhere(label: str, done: trio.Event, charged: Charged) -> N
     charged.attacker_games = int(output.split()[-1]) if output.split() else 0
 
 
-async def _scenario(attack: str | None, games: int, elsewhere: bool = False) -> Charged:
-    """Two sleepers' tables of `games` games each, beside an attacking table (when
+async def _scenario(attack: str | None, games_each: int, elsewhere: bool = False) -> Charged:
+    """Two sleepers' tables of `games_each` games each, beside an attacking table (when
     `attack` names one of ATTACKS) that plays until they are done: in this process,
     on the same referee loop, or (`elsewhere`) in a process of its own."""
     charged = Charged()
     done = trio.Event()
-    btt = get_game("btt")
+    btt = games.get("btt")
 
     async def sleepers(table: int) -> None:
-        config = MatchConfig(btt, {}, TimeControl(per_move_s=LIMIT_S), seed=table, games=games,
-                             event="fairness", chance_key=b"bench-fairness")
-        _tally(await play_match(config, [sleeper(SLEEPS_MS[0]), sleeper(SLEEPS_MS[1])]), charged)
+        config = MatchConfig(btt, {}, seed=table, games=games_each, event="fairness", chance_key=b"bench-fairness")
+        bots = timed([sleeper(SLEEPS_MS[0]), sleeper(SLEEPS_MS[1])], TimeControl(per_move_s=LIMIT_S))
+        _tally(await play_match(config, bots), charged)
 
     async def heartbeat() -> None:
         while not done.is_set():

@@ -1,6 +1,6 @@
 """`arena bench` for the rules engines: full random games per second on one core, and
-the time to list the legal actions in a mid-game position and to clone it (what a
-search bot pays per node), for every game."""
+the time to list the legal actions in a mid-game position (the game's `midgame_ply`)
+and to clone it (what a search bot pays per node), for every registered game."""
 
 from __future__ import annotations
 
@@ -14,12 +14,10 @@ from rich.table import Table
 
 from arena.games import CHANCE, GAMES, TERMINAL, Game, State
 
-MIDGAME_PLY: dict[str, int] = {"blox": 60, "treeblox": 30, "the-tree": 12, "roots": 40, "btt": 12}
-"""Placements into a random game where the legal actions are timed (Blox: 60 bricks,
-the issue's reference position)."""
 
-SEATS: dict[str, int] = {"the-tree": 2}
-"""Seat counts for the engine figures (default: the game's minimum, at least 2)."""
+def bench_seats(game: Game) -> int:
+    """The seat count of the engine figures: the game's fewest, at least 2."""
+    return max(2, game.min_seats)
 
 
 @dataclass(frozen=True)
@@ -45,13 +43,13 @@ def random_game(game: Game, seats: int, rng: random.Random) -> int:
 
 
 def midgame_state(game: Game, seats: int, seed: int) -> tuple[State, str] | None:
-    """A random position `MIDGAME_PLY` placements in (passes and chance not counted),
+    """A random position `game.midgame_ply` placements in (passes and chance not counted),
     as the state before its last action and that action: applying it gives a state
     whose legal actions nobody has listed yet."""
     rng = random.Random(seed)
     state = game.new_state(seats, {})
     placed = 0
-    target = MIDGAME_PLY.get(game.id, 20)
+    target = game.midgame_ply
     while state.current() != TERMINAL:
         if state.current() == CHANCE:
             state.apply(state.sample_chance(rng))
@@ -65,7 +63,7 @@ def midgame_state(game: Game, seats: int, seed: int) -> tuple[State, str] | None
 
 
 def engine_figures(game: Game, budget_s: float = 2.0) -> EngineFigures:
-    seats = SEATS.get(game.id, max(2, game.min_seats))
+    seats = bench_seats(game)
     rng = random.Random(1)
     games = decisions = 0
     begin = time.process_time()
@@ -111,8 +109,8 @@ def engine_table(console: Console, budget_s: float = 2.0) -> Table:
         table.add_column(column, justify="right")
     for game in GAMES.values():
         figures = engine_figures(game, budget_s)
-        seats = SEATS.get(game.id, max(2, game.min_seats))
+        seats = bench_seats(game)
         table.add_row(game.id, str(seats), f"{figures.games_per_s:,.0f}", f"{figures.decisions_per_s:,.0f}",
-                      f"ply {MIDGAME_PLY.get(game.id, 20)}, {figures.legal_count} legal",
+                      f"ply {game.midgame_ply}, {figures.legal_count} legal",
                       f"{figures.legal_median_ms:.3f} ms", f"{figures.clone_median_us:.1f} us")
     return table

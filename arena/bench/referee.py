@@ -23,11 +23,11 @@ import trio
 from rich.console import Console
 from rich.table import Table
 
-from arena.games import get_game
+from arena import games
 from arena.process.bot_process import BotProcess
 from arena.process.botnames import BOTS_DIR, resolve_bot
 from arena.process.sandbox import probe
-from arena.process.spec import BotSpec, Limits
+from arena.process.spec import BotSpec, Limits, timed
 from arena.records.record import GameRecord
 from arena.referee.match import MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
@@ -50,7 +50,7 @@ def compile_echo_bot(folder: Path) -> BotSpec | None:
 
 def typical_request() -> bytes:
     """A mid-game two-seat BTT request as the referee would send it."""
-    game = get_game("btt")
+    game = games.get("btt")
     state = game.new_state(2, {})
     actions: list[str] = []
     for _ in range(12):
@@ -107,7 +107,7 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int, limit
     stops when the last game ends, so the wall and CPU figures measure play, not
     process start-up or the bots' quitting. Returns the results, and the wall and CPU
     time at the gate and at the end of the last game."""
-    game = get_game("btt")
+    game = games.get("btt")
     results: list[MatchResult] = []
     waiting = concurrent
     gate = trio.Event()
@@ -128,8 +128,8 @@ async def _matches(specs: list[BotSpec], concurrent: int, games_each: int, limit
         await gate.wait()
 
     async def one(index: int) -> None:
-        config = MatchConfig(game, {}, control, seed=index, games=games_each, event="bench", limits=limits)
-        results.append(await play_match(config, specs, on_game=ended, before_game=arrive))
+        config = MatchConfig(game, {}, seed=index, games=games_each, event="bench", limits=limits)
+        results.append(await play_match(config, timed(specs, control), on_game=ended, before_game=arrive))
 
     async with trio.open_nursery() as nursery:
         for index in range(concurrent):
@@ -152,7 +152,7 @@ def referee_run(specs: list[BotSpec], concurrent: int, games_each: int, limits: 
 def rules_cpu_per_decision(records: list[GameRecord]) -> float:
     """CPU the rules alone take per decision (list legal, check, observe, apply), by
     replaying the recorded games: subtracted to give the referee's own share."""
-    game = get_game("btt")
+    game = games.get("btt")
     decisions = 0
     begin = time.process_time()
     for record in records:

@@ -44,9 +44,9 @@ from arena.referee.timeouts import termination_text
 from arena.session.paired import PairedMatch, prepare_pairs
 from arena.session.runner import run_sync
 from arena.stats.elo_text import MatchElo
-from arena.stats.sprt import PairStats, SprtParameters
+from arena.stats.sprt import PairStats, SprtDecision, SprtParameters
 from arena.termination import Termination
-from arena.timecontrol import TimeControlError, parse_basis
+from arena.timecontrol import Basis
 
 SPRT_ITEM = re.compile(r"^(elo0|elo1|alpha|beta|model)=\S*$")
 SETTING = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*=[^\s/]*$")
@@ -93,14 +93,9 @@ class MatchOptions:
     log_protocol: LogProtocolArg = False
     book: Openings = Openings()
 
-    def check_concurrency(self) -> None:
-        """Refuse (exit 2) more tables than this machine's cores on the wall basis,
-        unless forced (then a warning). A basis that is not one is left to the match's
-        own checks."""
-        try:
-            basis = parse_basis(self.times.time_basis)
-        except TimeControlError:
-            return
+    def check_concurrency(self, basis: Basis) -> None:
+        """Refuse (exit 2) more tables than this machine's cores on the wall basis (the
+        request's `basis`, read from --time-basis), unless forced (then a warning)."""
         cores = len(allowed_cores())
         refusal = concurrency_refusal(self.concurrency, basis,
                                       (f"--concurrency {cores} or less", "--time-basis cpu", "--force-concurrency"))
@@ -137,9 +132,10 @@ def match_command(options: MatchOptions) -> None:
     decides."""
     with json_output(options.json_flag):
         bots, params = options.bots_and_sprt()
-        options.check_concurrency()
-        request = match_request(options, bots, out=options.out, log_protocol=options.log_protocol,
-                                event=event_tag(options.event, "arena match"))
+        with arena_errors():
+            request = match_request(options, bots, out=options.out, log_protocol=options.log_protocol,
+                                    event=event_tag(options.event, "arena match"))
+        options.check_concurrency(request.time_basis or "wall")
         with arena_errors():
             paired = prepare_pairs(request, options.concurrency, params, notes=warn)
         if options.affinity:  # table k on slot k's cores, its bots kept for all its games
@@ -212,14 +208,14 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool, ended: li
     match, stats, params = paired.match, paired.stats, paired.sprt
     console.print(match_table(result, match.game))
     names = result.names
-    time_outs = match_time_outs(result, match.config.time_control.basis, ended)
+    time_outs = match_time_outs(result, match.basis, ended)
     print_time_outs(time_outs)
     console.print(describe_stats(stats, params, names), highlight=False)
     verdict_text = None
     if params is not None:
-        if paired.decision == "H1":
+        if paired.decision == SprtDecision.H1:
             verdict_text = f"H1 accepted: {names[1]} is stronger than {names[0]} (elo1 = {params.elo1:g})"
-        elif paired.decision == "H0":
+        elif paired.decision == SprtDecision.H0:
             verdict_text = f"H0 accepted: {names[1]} is not stronger than {names[0]} by elo0 = {params.elo0:g}"
         else:
             verdict_text = f"no decision after {len(result.outcomes)} games (raise --games)"

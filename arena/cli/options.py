@@ -18,9 +18,12 @@ from typing import Annotated, Any, ClassVar, Protocol, TypeVar
 
 import typer
 
+from arena.errors import excerpt
 from arena.process.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, Limits
+from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED, Deals
 from arena.session.request import MatchRequest
+from arena.timecontrol import Basis, TimeControl, TimeControlError, parse_basis, parse_seconds
 
 T = TypeVar("T")
 
@@ -188,7 +191,9 @@ class Seeds:
 
 @dataclass(frozen=True)
 class Times:
-    """The time controls of a match: per move or a clock, one for all or one per bot."""
+    """The time controls of a match: per move or a clock, one for all or one per bot.
+    The command line's texts become TimeControls here, where they enter, and nowhere
+    after (TimeControlError names the option)."""
 
     PANEL: ClassVar[str] = "Time"
 
@@ -197,6 +202,37 @@ class Times:
     time_basis: TimeBasisArg = "wall"
     startup_time: StartupArg = "10s"
     grace: GraceArg = "20ms"
+
+    def controls(self, bots: int) -> tuple[TimeControl, ...]:
+        """Each bot's time control, in the order the bots are named, from
+        --time-per-move and --clock, each one value for every bot or one per bot
+        separated by ':' (`1s:200ms`: a handicap match); () when neither is given (the
+        request's default: 5 s a decision, no limit for a person)."""
+        if self.time_per_move is None and self.clock is None:
+            return ()
+        per_moves = _per_bot(self.time_per_move, bots, "--time-per-move")
+        clocks = _per_bot(self.clock, bots, "--clock")
+        return tuple(TimeControl.parse(p, c) for p, c in zip(per_moves, clocks, strict=True))
+
+    def timing(self) -> Timing:
+        """--startup-time and --grace."""
+        return Timing(startup_s=parse_seconds(self.startup_time, "--startup-time"),
+                      grace_s=parse_seconds(self.grace, "--grace"))
+
+    def basis(self) -> Basis:
+        """--time-basis."""
+        return parse_basis(self.time_basis)
+
+
+def _per_bot(text: str | None, bots: int, option: str) -> list[str | None]:
+    """An option's value for each of `bots` bots: the one given, or one each separated by ':'."""
+    if text is None or ":" not in text:
+        return [text] * bots
+    parts = [part.strip() or None for part in text.split(":")]
+    if len(parts) != bots:
+        raise TimeControlError(f"{option} {excerpt(text)}: {len(parts)} values for {bots} bots; give one value for "
+                               "all, or one per bot separated by ':' in the order the bots are named (e.g. 1s:200ms)")
+    return parts
 
 
 @dataclass(frozen=True)
@@ -259,11 +295,11 @@ def event_tag(given: str | None, default: str) -> str:
 
 def match_request(options: MatchGroups, bots: list[str], **more: Any) -> MatchRequest:
     """The library's request for a match from a command's options (`more`: the rest of
-    MatchRequest's fields)."""
+    MatchRequest's fields); TimeControlError for a time option that cannot be understood."""
     seeds, times, book = options.seeds, options.times, options.book
     return MatchRequest(options.game_id, bots, options.games, seed=seeds.seed, bot_seed=seeds.bot_seed,
-                        deals=seeds.deals, options=options.option or (), per_move=times.time_per_move,
-                        clock=times.clock, time_basis=times.time_basis, startup=times.startup_time, grace=times.grace,
+                        deals=seeds.deals, options=options.option or (), time_controls=times.controls(len(bots)),
+                        timing=times.timing(), time_basis=times.basis(),
                         limits=options.setup.limits(),
                         registry=options.setup.bots_file, openings=book.openings, random_opening=book.random_opening,
                         ro_paths=tuple(options.setup.ro or ()), **more)

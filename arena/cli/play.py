@@ -116,7 +116,7 @@ def play_command(options: PlayOptions) -> None:
         finally:
             match.discard_empty_records()
         console.print(match_table(result, match.game))
-        time_outs = match_time_outs(result, match.config.time_control.basis)
+        time_outs = match_time_outs(result, match.basis)
         print_time_outs(time_outs, always=False)
         if match.out is not None and match.out.exists():
             console.print(f"records appended to {match.out} (`arena rerun {match.out} --game N` plays a game again "

@@ -9,6 +9,7 @@ from typing import Annotated
 
 import typer
 
+from arena import records
 from arena.cli.common import (
     console,
     errors,
@@ -17,7 +18,7 @@ from arena.cli.common import (
 from arena.files import unreadable
 from arena.games import TERMINAL, GameError
 from arena.games.base import State
-from arena.records.files import holds_records, iter_record_file
+from arena.records.files import holds_records
 from arena.records.record import GameRecord, RecordSyntaxError
 from arena.records.replay import ReplayError, state_at, turn_frames, verify
 from arena.render import ViewError, render_state
@@ -32,7 +33,7 @@ def _records(path: Path) -> Iterator[GameRecord]:
         if not holds_records(path):
             raise fail(f"{path} is not a record file: its first line is not a tag such as [Game \"btt\"]; give a "
                        "file written by `arena play --out` or a league's records (league.pgn)")
-        yield from iter_record_file(path)
+        yield from records.read(path)
     except OSError as exc:
         raise fail(unreadable(path, exc, "record file", "league.pgn")) from None
     except RecordSyntaxError as exc:

@@ -26,6 +26,7 @@ from arena.referee.match import MatchResult, play_match
 from arena.session.rerun import ChanceKey, Rerun, league_secret, prepare_rerun
 from arena.session.runner import keeping, run_sync
 from arena.session.setup import prepare_log_dir, prepare_out_file
+from arena.timecontrol import TimeControl
 
 
 @dataclass(frozen=True)
@@ -68,10 +69,12 @@ def rerun_command(options: RerunOptions) -> None:
     own_logs = options.log_dir is None
     named, key = _league(options.league)
     with arena_errors():
+        control = None if options.time_per_move is None and options.clock is None else \
+            TimeControl.parse(options.time_per_move, options.clock)
         logs = Path(tempfile.mkdtemp(prefix="arena-logs-")) if options.log_dir is None else \
             prepare_log_dir(options.log_dir)
-        rerun = prepare_rerun(record, options.path, options.bots or (), limits, options.setup.bots_file,
-                              options.time_per_move, options.clock, logs, key, named)
+        rerun = prepare_rerun(record, options.path, options.bots or (), limits, options.setup.bots_file, control,
+                              logs, key, named)
         if options.out is not None:
             prepare_out_file(options.out)
     _announce(rerun, options)

@@ -14,7 +14,7 @@ from arena.cli.common import console, fail, json_output, print_json
 from arena.cli.options import JsonArg, takes
 from arena.errors import excerpt
 from arena.stats.elo_text import one_sided_bound
-from arena.stats.sprt import MODELS, Estimate, SprtParameters, estimate
+from arena.stats.sprt import MODELS, Estimate, SprtDecision, SprtParameters, estimate
 
 PENTANOMIAL = ("LL", "LD", "DD/WL", "WD", "WW")
 """The pentanomial categories, the candidate's worst pair first (fastchess's order)."""
@@ -62,11 +62,11 @@ class SprtOptions:
             raise fail(f"{exc}") from None
 
 
-def verdict(decision: str | None, params: SprtParameters) -> str:
+def verdict(decision: SprtDecision | None, params: SprtParameters) -> str:
     """The decision in words, the candidate its subject."""
-    if decision == "H1":
+    if decision == SprtDecision.H1:
         return f"H1 accepted: the candidate is stronger (by elo1 = {params.elo1:g} or more)"
-    if decision == "H0":
+    if decision == SprtDecision.H0:
         return f"H0 accepted: the candidate is not stronger than elo0 = {params.elo0:g}"
     return "no decision yet: play on"
 
@@ -112,7 +112,7 @@ def sprt_command(options: SprtOptions) -> None:
             print_json(document(counts, kind, params, llr, decision, found))
 
 
-def document(counts: list[int], kind: str, params: SprtParameters, llr: float, decision: str | None,
+def document(counts: list[int], kind: str, params: SprtParameters, llr: float, decision: SprtDecision | None,
              found: Estimate) -> dict[str, Any]:
     """The JSON of `arena sprt --json`."""
     given: dict[str, Any] = ({"wins": counts[2], "draws": counts[1], "losses": counts[0]} if kind == "wdl"

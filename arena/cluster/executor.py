@@ -320,7 +320,7 @@ class DaskExecutor:
 
     # ---- playing -------------------------------------------------------------------------
 
-    async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
+    async def play(self, jobs: list[Job], sink: GameSink) -> None:
         if self.client is None:
             await trio.to_thread.run_sync(self.connect)
         packages = await trio.to_thread.run_sync(self._scatter_packages, jobs)
@@ -336,7 +336,6 @@ class DaskExecutor:
             if futures and self.client is not None:
                 client = self.client
                 await trio.to_thread.run_sync(lambda: client.cancel(futures))
-        return []
 
     def _scatter_packages(self, jobs: list[Job]) -> dict[Path, tuple[str, Any]]:
         """Pack each bot folder once and hand it to the cluster (it reaches a worker

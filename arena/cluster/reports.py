@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from arena import records
 from arena.process.faults import SeatFault
 from arena.records.reader import read_records
-from arena.records.writer import write_record
 from arena.referee.outcome import GameOutcome
 from arena.termination import Termination
 
@@ -19,7 +19,7 @@ def report(index: int, outcome: GameOutcome) -> dict[str, Any]:
         "scores": None if outcome.scores is None else list(outcome.scores),
         "faults": [{"seat": f.seat, "reason": str(f.reason), "detail": f.detail, "ply": f.ply} for f in outcome.faults],
         "termination": str(outcome.termination), "decisions": outcome.decisions, "error": outcome.error,
-        "record": write_record(outcome.record),
+        "record": records.write(outcome.record),
     }
 
 

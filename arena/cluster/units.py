@@ -1,6 +1,7 @@
 """What travels to a cluster's workers: a work unit, a plain picklable description of
-a job (the game, its options, time control, limits, the chance key, and the table's
-bots named so that any machine with the arena installed can start them), and the
+a job (the game, its options, limits, the chance key, and the table's bots, each with
+its time control and seed, named so that any machine with the arena installed can
+start them), and the
 bots' folders, packed once and named by the hash of their contents.
 
 A bot's command is made portable by naming the machine-dependent parts: this Python
@@ -57,6 +58,7 @@ class PortableBot:
     limits: Limits | None
     time_control: TimeControl | None
     ro_paths: tuple[str, ...] = ()
+    bot_seed: int | None = None
 
 
 @dataclass(frozen=True)
@@ -66,7 +68,6 @@ class WorkUnit:
     key: str
     game_id: str
     options: dict[str, str]
-    time_control: TimeControl
     timing: Timing
     limits: Limits
     event: str
@@ -148,7 +149,7 @@ def portable_bot(spec: BotSpec, packages: dict[Path, str]) -> PortableBot:
     placing = placed(spec)
     if placing.folder is None:
         return PortableBot(spec.name, [PYTHON if p == sys.executable else p for p in placing.argv], NO_FOLDER,
-                           dict(spec.env), spec.limits, spec.time_control, spec.ro_paths)
+                           dict(spec.env), spec.limits, spec.time_control, spec.ro_paths, spec.bot_seed)
     folder = placing.folder
     root = shipped_root()
     if folder == root or root in folder.parents:
@@ -163,7 +164,8 @@ def portable_bot(spec: BotSpec, packages: dict[Path, str]) -> PortableBot:
             command.append(FOLDER + part[len(str(folder)):])
         else:
             command.append(part)
-    return PortableBot(spec.name, command, where, dict(spec.env), spec.limits, spec.time_control, spec.ro_paths)
+    return PortableBot(spec.name, command, where, dict(spec.env), spec.limits, spec.time_control, spec.ro_paths,
+                       spec.bot_seed)
 
 
 NO_FOLDER = "none:"
@@ -175,7 +177,7 @@ def local_spec(bot: PortableBot, folder: Path | None) -> BotSpec:
     command = [sys.executable if part == PYTHON else part.replace(FOLDER, str(folder), 1)
                if part.startswith(FOLDER) and folder is not None else part for part in bot.command]
     return BotSpec(bot.name, command, None if folder is None else str(folder), dict(bot.env), bot.limits,
-                   bot.time_control, ro_paths=bot.ro_paths)
+                   bot.time_control, ro_paths=bot.ro_paths, bot_seed=bot.bot_seed)
 
 
 def bot_folder(bot: PortableBot, cache: Path) -> Path | None:
@@ -192,16 +194,16 @@ def work_unit(key: str, job: Job, packages: dict[Path, str]) -> WorkUnit:
     """The job as it travels: everything a worker needs and nothing of this machine."""
     config = job.config
     plan = tuple(config.plan or ())
-    return WorkUnit(key, config.game.id, dict(config.options), config.time_control, config.timing, config.limits,
+    return WorkUnit(key, config.game.id, dict(config.options), config.timing, config.limits,
                     config.event, config.chance_key, [portable_bot(s, packages) for s in job.specs], list(job.games),
                     plan, config.log_protocol, config.random_opening)
 
 
 def match_config(unit: WorkUnit, log_dir: Path, hidden: tuple[Path, ...]) -> MatchConfig:
     """The unit's match on this machine (logs in `log_dir`; `hidden` masked from bots)."""
-    from arena.games import get_game
+    from arena import games
 
-    return MatchConfig(get_game(unit.game_id), unit.options, unit.time_control, games=len(unit.plan),
+    return MatchConfig(games.get(unit.game_id), unit.options, games=len(unit.plan),
                        event=unit.event, log_dir=log_dir, limits=unit.limits, timing=unit.timing, plan=unit.plan,
                        chance_key=unit.chance_key, hidden=hidden, log_protocol=unit.log_protocol,
                        random_opening=unit.random_opening)

@@ -1,17 +1,24 @@
 """The game registry: every game the arena knows, by id, each imported only when it is
 asked for (a bot pays for its own game, not for all five), and never hiding an import
-error: a game module that fails to import fails loudly."""
+error: a game module that fails to import fails loudly.
+
+A game is registered once, here (a line of `_GAME_CLASSES`, or `GAMES[game.id] = game`
+for a game made elsewhere); everything else finds it through the registry and its own
+attributes: the RL codec and the OpenSpiel game (arena/rl), the drawings
+(arena/render, with a default for a game without its own), `arena check` and
+`arena bench`."""
 
 from __future__ import annotations
 
 import importlib
+import warnings
 from collections.abc import Iterator, MutableMapping
 
 from arena.errors import excerpt
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, IllegalAction, Option, Result, State
 
 __all__ = ["CHANCE", "TERMINAL", "Game", "GameError", "IllegalAction", "Option", "Result", "State",
-           "GAMES", "GAME_IDS", "get", "get_game"]
+           "GAMES", "GAME_IDS", "get"]
 
 _GAME_CLASSES = (
     ("treeblox", "arena.games.treeblox", "Treeblox"),
@@ -26,8 +33,8 @@ GAME_IDS = tuple(game_id for game_id, _, _ in _GAME_CLASSES)
 
 
 class GameRegistry(MutableMapping[str, Game]):
-    """Games by id, loaded on first use. Tests may add a game of their own (it is then
-    listed after the arena's games) and remove it again."""
+    """Games by id, loaded on first use. A game made elsewhere (a test's) is added with
+    `GAMES[game.id] = game`, listed after the arena's games, and removed with `del`."""
 
     def __init__(self) -> None:
         self._where = {game_id: (module, name) for game_id, module, name in _GAME_CLASSES}
@@ -45,6 +52,8 @@ class GameRegistry(MutableMapping[str, Game]):
         return game
 
     def __setitem__(self, game_id: str, game: Game) -> None:
+        if game.id != game_id:
+            raise GameError(f"{type(game).__name__} has id {game.id!r}, registered as {game_id!r}")
         if game_id not in self._order:
             self._order.append(game_id)
         self._loaded[game_id] = game
@@ -69,14 +78,21 @@ class GameRegistry(MutableMapping[str, Game]):
 GAMES = GameRegistry()
 
 
-def get_game(game_id: str) -> Game:
-    """The game with this id; a GameError naming the known ids otherwise."""
-    if game_id not in GAMES:
-        raise GameError(f"unknown game {excerpt(game_id)} (games: {', '.join(sorted(GAMES))})")
-    return GAMES[game_id]
+def module_name_of(game_id: str) -> str:
+    """The name of a game's companion modules (`Game.module_name`); for an id no game
+    is registered under (a record of a game this arena lacks), the id with `_` for `-`."""
+    return GAMES[game_id].module_name if game_id in GAMES else game_id.replace("-", "_")
 
 
 def get(game_id: str) -> Game:
     """The game with this id (`arena.games.get("btt").new_state(2)`); a GameError naming
     the known ids otherwise."""
-    return get_game(game_id)
+    if game_id not in GAMES:
+        raise GameError(f"unknown game {excerpt(game_id)} (games: {', '.join(sorted(GAMES))})")
+    return GAMES[game_id]
+
+
+def get_game(game_id: str) -> Game:
+    """Deprecated: `get`, the one name of this function (bots written before it)."""
+    warnings.warn("arena.games.get_game is deprecated: call arena.games.get", DeprecationWarning, stacklevel=2)
+    return get(game_id)

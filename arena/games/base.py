@@ -25,6 +25,7 @@ from typing import Any, ClassVar, Self
 
 from arena.errors import ArenaError, excerpt
 from arena.games.copying import Copier, install_clone
+from arena.lazy import public
 
 CHANCE = -1
 """`State.current()` when the next decision is a chance outcome."""
@@ -33,10 +34,12 @@ TERMINAL = -2
 """`State.current()` once the game is over."""
 
 
+@public
 class GameError(ArenaError, ValueError):
     """Bad input to a game: unknown option, bad seat count, illegal action."""
 
 
+@public
 class IllegalAction(GameError):
     """`State.apply` got an action that is not legal at this point."""
 
@@ -44,6 +47,10 @@ class IllegalAction(GameError):
         super().__init__(f"illegal action {excerpt(action)}: {reason}")
         self.action = action
         self.reason = reason
+
+    def __reduce__(self) -> tuple[type[IllegalAction], tuple[str, str]]:
+        """Pickled as its action and reason (an exception's default is its message alone)."""
+        return type(self), (self.action, self.reason)
 
 
 @dataclass(frozen=True)
@@ -154,6 +161,12 @@ class State(ABC):
         before the action is applied. Perfect-information games keep the default."""
         return action
 
+    def chance_outcomes(self) -> list[tuple[str, float]]:
+        """Every chance outcome possible now with its probability (only when `current()`
+        is CHANCE): what RL code that walks chance explicitly (OpenSpiel) needs from a
+        game that has no codec of its own (arena/rl/generic.py)."""
+        raise GameError(f"{type(self).__name__} does not list its chance outcomes")
+
 
 class Game(ABC):
     """A game definition: identity, seat counts, variant options, and a state factory."""
@@ -167,6 +180,19 @@ class Game(ABC):
     has_hidden_information: ClassVar[bool] = False
     score_name: ClassVar[str] = "score"
     """What the game's own score counts, for tables (Treeblox: "active leaves")."""
+    quick_options: ClassVar[Mapping[str, str]] = {}
+    """Options for short games (the smallest board), as `arena check` plays them."""
+    midgame_ply: ClassVar[int] = 20
+    """Placements into a random game where `arena bench` times the legal actions: a
+    position of the middle of a game."""
+
+    @property
+    def module_name(self) -> str:
+        """The name of the game's companion modules, each optional and found by this
+        name alone: its own RL codec (arena/rl/<name>.py, exporting CODEC), its terminal
+        view (arena/render/<name>.py) and its picture (arena/render/svg/<name>.py).
+        The id with `_` for `-`."""
+        return self.id.replace("-", "_")
 
     def resolve_options(self, given: Mapping[str, str]) -> dict[str, str]:
         """All options with defaults filled in; unknown names or bad values raise GameError."""
@@ -196,6 +222,18 @@ class Game(ABC):
     @abstractmethod
     def _initial_state(self, seats: int, options: dict[str, str]) -> State:
         """Build the initial state; seats and options are already checked."""
+
+    def action_space(self, seats: int, options: Mapping[str, str]) -> tuple[str, ...] | None:
+        """Every action a seat may ever be offered with `seats` seats and these
+        (resolved) options, in a fixed order: the numbering RL code gets for a game
+        without a codec of its own (arena/rl/generic.py). None: no numbering, so no
+        RL codec (the default)."""
+        return None
+
+    def chance_space(self, seats: int, options: Mapping[str, str]) -> tuple[str, ...]:
+        """Every chance outcome the game may ever draw in this setting, in a fixed
+        order, for the same generic codec (with `State.chance_outcomes`); () for none."""
+        return ()
 
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> State:
         """A full position consistent with what one seat observes (its `observation`),

@@ -330,6 +330,8 @@ class Blox(Game):
     name = "Blox"
     min_seats = 2
     max_seats = 4
+    quick_options = {"width": "8", "height": "8"}
+    midgame_ply = 60
     options = (
         Option("width", "16", "board width in studs (4 to 32)"),
         Option("height", "16", "board depth in studs (4 to 32)"),

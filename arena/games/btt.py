@@ -270,6 +270,7 @@ class BTT(Game):
     name = "Branches and Twigs and Thorns"
     min_seats = 2
     max_seats = 6
+    midgame_ply = 12
     options = (
         Option(
             "board", "wedge",

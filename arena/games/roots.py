@@ -268,6 +268,8 @@ class Roots(Game):
     max_seats = 2
     has_chance = True
     score_name = "regions"
+    quick_options = {"radius": "3"}
+    midgame_ply = 40
     options = (
         Option("radius", "4", "radius of the hex planet (4: 61 regions, 3: 37)", ("3", "4")),
         Option("map", "", "a map file (JSON, docs/games/roots.md) instead of the hex disc"),

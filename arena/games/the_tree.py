@@ -371,6 +371,7 @@ class TheTree(Game):
     has_chance = True
     has_hidden_information = True
     score_name = "tiles left"
+    midgame_ply = 12
 
     def _initial_state(self, seats: int, options: dict[str, str]) -> TheTreeState:
         return TheTreeState(seats, options)

@@ -320,6 +320,7 @@ class Treeblox(Game):
     min_seats = 2
     max_seats = 2
     score_name = "active leaves"
+    midgame_ply = 30
 
     def _initial_state(self, seats: int, options: dict[str, str]) -> TreebloxState:
         return TreebloxState(seats, options)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+from arena import games
 from arena.errors import excerpt
-from arena.games import Game, GameError, get_game
+from arena.games import Game, GameError
 from arena.league.file import (
     AnchorEntry,
     BotEntry,
@@ -93,7 +94,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         raise LeagueFileError('gauntlet: missing; with schedule = "gauntlet" name the bot that faces the field, '
                               'e.g. gauntlet = "candidate"')
     try:
-        game = get_game(raw.game)
+        game = games.get(raw.game)
     except GameError as exc:
         raise LeagueFileError(f"game: {exc}") from None
     seats = raw.seats if raw.seats is not None else max(2, game.min_seats)

@@ -64,9 +64,8 @@ class Executor(Protocol):
         """Into how many jobs the runner should cut the games, at least, when it can
         (as many as it plays at once, or more to spread the work)."""
 
-    async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
-        """Play every job; the process groups of the bots it started here (tests check
-        none is left). An ArenaError from the sink stops every job and is raised."""
+    async def play(self, jobs: list[Job], sink: GameSink) -> None:
+        """Play every job. An ArenaError from the sink stops every job and is raised."""
 
 
 class LocalExecutor:
@@ -82,22 +81,20 @@ class LocalExecutor:
     def wanted_jobs(self) -> int:
         return self.concurrency
 
-    async def play(self, jobs: list[Job], sink: GameSink) -> list[int]:
+    async def play(self, jobs: list[Job], sink: GameSink) -> None:
         dispatcher = Dispatcher(jobs, job_deals, self.concurrency)
         ended_send, ended = trio.open_memory_channel[Job](math.inf)
-        pgids: list[int] = []
         stopped: list[ArenaError] = []
         async with trio.open_nursery() as nursery:
             while not dispatcher.finished:
                 for job in dispatcher.take_all():
-                    nursery.start_soon(self._one, job, sink, ended_send, pgids, stopped, nursery.cancel_scope)
+                    nursery.start_soon(self._one, job, sink, ended_send, stopped, nursery.cancel_scope)
                 dispatcher.release(await ended.receive())
         if stopped:
             raise stopped[0]
-        return pgids
 
-    async def _one(self, job: Job, sink: GameSink, ended: trio.MemorySendChannel[Job], pgids: list[int],
-                   stopped: list[ArenaError], everything: trio.CancelScope) -> None:
+    async def _one(self, job: Job, sink: GameSink, ended: trio.MemorySendChannel[Job], stopped: list[ArenaError],
+                   everything: trio.CancelScope) -> None:
         """Play `job` (on its core slot's cores, with affinity); once play_match has
         returned (every process of the job reaped), give the slot back and tell the
         dispatcher, which frees its deals."""
@@ -105,14 +102,14 @@ class LocalExecutor:
         slot = slots.take() if slots is not None else None
         try:
             config = job.config if slots is None or slot is None else pinned(job.config, slots.cores[slot])
-            await self._play(job, config, sink, pgids, stopped, everything)
+            await self._play(job, config, sink, stopped, everything)
         finally:
             if slots is not None and slot is not None:
                 slots.give_back(slot)  # after play_match: the job's bots are gone from the slot's cores
         ended.send_nowait(job)
 
-    async def _play(self, job: Job, config: MatchConfig, sink: GameSink, pgids: list[int],
-                    stopped: list[ArenaError], everything: trio.CancelScope) -> None:
+    async def _play(self, job: Job, config: MatchConfig, sink: GameSink, stopped: list[ArenaError],
+                    everything: trio.CancelScope) -> None:
         """Play the job's games under `config` (its own, or pinned), reporting each to
         the sink; an ArenaError of the sink stops every job."""
         current: list[ScheduledGame] = []
@@ -135,5 +132,4 @@ class LocalExecutor:
                 return True
             return False
 
-        result = await play_match(config, job.specs, done, watch, before_game=starting)
-        pgids.extend(result.pgids)
+        await play_match(config, job.specs, done, watch, before_game=starting)

@@ -115,7 +115,6 @@ class LeagueRunner:
                                        games=[g for g in store.games() if g.index in active], names=self.roster)
         self.on_change = on_change or (lambda: None)
         self.executor: Executor = executor or LocalExecutor(league.concurrency, league.affinity)
-        self.pgids: list[int] = []
         self.voided: list[tuple[ScheduledGame, GameOutcome]] = []
         """Games of this run stopped by the arena's own errors (played again next run)."""
         self.secret = store.secret
@@ -132,18 +131,19 @@ class LeagueRunner:
         async with trio.open_nursery() as beside:
             beside.start_soon(self.under_way.keep_file)
             try:
-                self.pgids.extend(await self.executor.play(jobs, self))
+                await self.executor.play(jobs, self)
             finally:
                 beside.cancel_scope.cancel()
 
     def specs(self, table: tuple[int, ...]) -> list[BotSpec]:
-        """The table's bots, each with its ARENA_BOT_SEED (from the league's secret and
-        the bot's number, which stays its own when the league grows)."""
+        """The table's bots, each with its seed (from the league's secret and the bot's
+        number, which stays its own when the league grows) and its time control (its
+        own, else the league's)."""
         specs = []
         for bot in table:
             spec = self.league.bot_named(self.roster[bot])
-            env = {"ARENA_BOT_SEED": str(derived_bot_seed(self.secret, bot)), **spec.env}
-            specs.append(replace(spec, env=env))
+            specs.append(replace(spec, env=dict(spec.env), bot_seed=derived_bot_seed(self.secret, bot),
+                                 time_control=spec.time_control or self.league.time_control))
         return specs
 
     def job(self, unit: list[ScheduledGame]) -> Job:
@@ -153,7 +153,7 @@ class LeagueRunner:
         league = self.league
         plan = tuple(self.planned(game, table) for game in unit)
         config = MatchConfig(
-            league.game, league.options, league.time_control, games=len(plan), event=league.event,
+            league.game, league.options, games=len(plan), event=league.event,
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
             log_protocol=league.log_protocol, random_opening=league.random_opening,

@@ -29,6 +29,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from arena import records
 from arena.league.database import (
     LeagueStoreError,
     NewerDatabaseError,
@@ -44,7 +45,6 @@ from arena.league.database import (
 from arena.league.schedule import ScheduledGame
 from arena.process.secret import secret_from_environment
 from arena.records.record import GameRecord
-from arena.records.writer import write_record
 
 __all__ = ["IdentityChanged", "LeagueStore", "LeagueStoreError", "NewerDatabaseError", "RecordsPrefix",
            "StoredFault", "StoredGame", "VoidGame", "new_league_secret"]
@@ -252,7 +252,7 @@ class LeagueStore:
                   faults: list[StoredFault], termination: str, record: GameRecord) -> bool:
         """Store one finished game in one transaction; False if it was already stored
         (it is then left as it was: a finished game is never replaced)."""
-        text = write_record(record)
+        text = records.write(record)
         with self._transaction() as db:
             cursor = db.execute(
                 "INSERT OR IGNORE INTO games VALUES (?, ?, ?, ?, ?, ?, ?, ?)",

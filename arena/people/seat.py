@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from arena.games import get_game
+from arena import games
 from arena.games.base import State
 from arena.process.channel import FakeBotIO
 from arena.render.svg import action_spots
@@ -53,7 +53,7 @@ class _Game:
     """One game as a seat follows it."""
 
     def __init__(self, start: dict[str, Any]) -> None:
-        self.game = get_game(str(start["game"]))
+        self.game = games.get(str(start["game"]))
         self.seat = int(start["seat"])
         self.names = [str(n) for n in start["players"]]
         self.state = self.game.new_state(int(start["seats"]), dict(start.get("options") or {}))

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from arena.games import get_game
+from arena import games
 from arena.people.seat import SeatView
 from arena.render.svg import View, svg_defs, svg_state
 from arena.web.frames import Film
@@ -120,7 +120,7 @@ class WebPerson:
                                 "film": None, "side": ""}
         if view is None:
             return data
-        game = get_game(view.game_id)
+        game = games.get(view.game_id)
         asking = view.result is None and bool(view.legal)
         spots = tuple(sorted(set(view.spots.values()))) if asking else ()
         status = self.message

@@ -86,7 +86,7 @@ class Unsandboxed(Backend):
         cleanups.append(scratch.remove)
         env = {name: value for name, value in os.environ.items() if name != SECRET_ENV}
         env.update({"ARENA_SCRATCH": str(scratch.scratch), "TMPDIR": str(scratch.tmp)})
-        env.update(self.spec.env)
+        env.update(self.spec.environment())
         return BotCommand(list(self.spec.command), env, self.spec.cwd)
 
     def empty(self, budget: Budget, pid: int | None, cleanups: list[Callable[[], None]]) -> bool:

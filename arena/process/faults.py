@@ -6,16 +6,25 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from arena.errors import ArenaError
+from arena.lazy import public
 from arena.termination import Termination
 
 
-class BotFault(Exception):
-    """A bot broke the contract; `reason` is the record's termination reason."""
+@public
+class BotFault(ArenaError):
+    """A bot broke the contract; `reason` is the record's termination reason. An
+    ArenaError, so that `except arena.ArenaError` also catches what SimpleBot.play
+    raises; the referee catches it first and scores it as the bot's fault."""
 
     def __init__(self, reason: Termination, detail: str) -> None:
         super().__init__(f"{reason}: {detail}")
         self.reason = reason
         self.detail = detail
+
+    def __reduce__(self) -> tuple[type[BotFault], tuple[Termination, str]]:
+        """Pickled as its reason and detail (an exception's default is its message alone)."""
+        return type(self), (self.reason, self.detail)
 
 
 @dataclass(frozen=True)

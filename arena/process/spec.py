@@ -3,6 +3,7 @@ limits every bot process runs under (Limits)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from typing import Protocol
 
@@ -83,20 +84,49 @@ def with_limits(base: Limits, given: LimitKeys) -> Limits:
     return replace(base, **changes) if changes else base  # type: ignore[arg-type]
 
 
+BOT_SEED_ENV = "ARENA_BOT_SEED"
+"""The variable a bot reads its seed from (BotSpec.bot_seed)."""
+
+
 @dataclass
 class BotSpec:
-    """How to start a bot: its display name, argv, working folder and extra environment."""
+    """How to start a bot: its display name, argv, working folder and extra environment,
+    and what it plays under (its limits, time control and seed)."""
 
     name: str
     command: list[str]
     cwd: str | None = None
     env: dict[str, str] = field(default_factory=dict)
+    """Variables the bot gets beside the arena's own (a league file's or registry's `env`)."""
     limits: Limits | None = None
     """This bot's own limits, where they differ from the match's."""
     time_control: TimeControl | None = None
-    """This bot's own time control, where it differs from the match's (a handicap)."""
+    """The time control this bot plays under: the one place a seat's control is kept.
+    Whoever prepares a match sets it for every bot before play_match (the session
+    layer, a league, a rerun; `timed` for bots timed alike); None only while a bot is
+    being resolved and has no control of its own (a registry's entry may give one: a
+    handicap)."""
     named: bool = True
     """Whether the user named the bot; if not (a command line), the name the bot gives
     in its `ready` is shown instead of the one made from its command."""
     ro_paths: tuple[str, ...] = ()
     """Paths outside its folder its sandbox shows it read-only (`--ro`, `ro_paths`)."""
+    bot_seed: int | None = None
+    """The seed for the bot's own randomness: the launcher puts it in the bot's
+    environment as ARENA_BOT_SEED and the record's BotSeeds tag keeps it. It wins over an
+    ARENA_BOT_SEED the bot's `env` gives, so that the seed recorded is the seed the bot
+    saw; None: no seed (an ARENA_BOT_SEED in `env` then passes as it is)."""
+
+    def environment(self) -> dict[str, str]:
+        """What the bot's environment holds beside the arena's fixed variables: its
+        `env`, and ARENA_BOT_SEED from `bot_seed` (for both launchers, sandboxed or not)."""
+        if self.bot_seed is None:
+            return dict(self.env)
+        return {**self.env, BOT_SEED_ENV: str(self.bot_seed)}
+
+
+def timed(specs: Iterable[BotSpec], control: TimeControl) -> list[BotSpec]:
+    """Copies of `specs` for a match, each under its own time control where it has one
+    (a handicap), else `control`."""
+    return [replace(spec, command=list(spec.command), env=dict(spec.env), time_control=spec.time_control or control)
+            for spec in specs]

@@ -265,11 +265,12 @@ def options_file(options: list[str]) -> int:
 
 def bot_environment(view: View, spec: BotSpec) -> dict[str, str]:
     """Exactly the variables docs/protocol.md lists: PATH of the shown folders, LANG,
-    HOME, TMPDIR, ARENA_SCRATCH, PYTHONDONTWRITEBYTECODE, and the bot's own `env`."""
+    HOME, TMPDIR, ARENA_SCRATCH, PYTHONDONTWRITEBYTECODE, and the bot's own
+    (BotSpec.environment: its `env` and ARENA_BOT_SEED)."""
     path = ":".join(dict.fromkeys([*view.path, *SYSTEM_PATH]))
     fixed = {"PATH": path, "LANG": LANG, "HOME": SCRATCH, "TMPDIR": "/tmp", "ARENA_SCRATCH": SCRATCH,
              "PYTHONDONTWRITEBYTECODE": "1"}
-    return {**fixed, **spec.env}
+    return {**fixed, **spec.environment()}
 
 
 def reachable_by(path: Path, uid: int, gid: int) -> bool:

@@ -8,18 +8,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from arena.records import writer
 from arena.records.reader import MAX_LINE_CHARS, iter_records
 from arena.records.record import GameRecord, RecordSyntaxError
-from arena.records.writer import write_record
 
 
 def read_record_file(path: str | os.PathLike[str]) -> list[GameRecord]:
     """Every game in a record file; errors name the file. OSError (FileNotFoundError,
     IsADirectoryError...) passes through."""
-    return list(iter_record_file(path))
+    return list(read(path))
 
 
-def iter_record_file(path: str | os.PathLike[str]) -> Iterator[GameRecord]:
+def read(path: str | os.PathLike[str]) -> Iterator[GameRecord]:
     """The games of a record file one at a time, read in bounded memory: lines longer
     than MAX_LINE_CHARS, text that is not UTF-8 and games beyond MAX_PLIES are
     RecordSyntaxErrors naming the file, line and column."""
@@ -62,7 +62,7 @@ def append_record(path: str | os.PathLike[str], game: GameRecord) -> None:
     fsync, so a crash can at worst tear the game being written, never an earlier one.
     A torn last line left by an earlier crash is ended first, so the new game still
     starts on a line of its own."""
-    text = write_record(game).encode("utf-8")
+    text = writer.write(game).encode("utf-8")
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         _lock(fd)

@@ -3,7 +3,7 @@
 A record is only worth keeping if the rules reproduce it: every action legal where it
 was played, every chance outcome applied at a chance decision, the turn numbers right,
 and the stored result the one the final position gives. This module knows games only
-through the State interface and `get_game`.
+through the State interface and `games.get`.
 """
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from arena import games
 from arena.errors import ArenaError
-from arena.games import get_game
 from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
 from arena.records.record import (
     GameRecord,
@@ -51,7 +51,7 @@ class Problem:
 def initial_state(record: GameRecord) -> State:
     """The starting position for the record's game, seat count and variant options."""
     try:
-        game = get_game(record.game_id)
+        game = games.get(record.game_id)
         return game.new_state(record.seats, record.options)
     except KeyError as exc:
         raise ReplayError(0, f"the record has no {exc.args[0]} tag") from None

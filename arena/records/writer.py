@@ -15,7 +15,7 @@ LINE_WIDTH: Final = 79
 
 _PLAYERS_AFTER: Final = "Seats"
 
-def write_record(game: GameRecord) -> str:
+def write(game: GameRecord) -> str:
     """One game as text: tag lines, a blank line, the move text lines (each line ends
     with a newline). ValueError if the record could not be read back as it is."""
     _check_tags(game.tags)
@@ -31,7 +31,7 @@ def write_record(game: GameRecord) -> str:
 
 def write_records(games: Iterable[GameRecord]) -> str:
     """Several games, a blank line between them."""
-    return "\n".join(write_record(game) for game in games)
+    return "\n".join(write(game) for game in games)
 
 
 def _ordered_tag_names(tags: dict[str, str]) -> list[str]:

@@ -57,11 +57,11 @@ class PlannedGame:
 
 @dataclass(frozen=True)
 class MatchConfig:
-    """What a match plays: the game, its variant, limits, seed and length."""
+    """What a match plays: the game, its variant, limits, seed and length. Each bot's
+    time control and seed are its BotSpec's (time_control, bot_seed), not the match's."""
 
     game: Game
     options: dict[str, str]
-    time_control: TimeControl = TimeControl()
     seed: int = 0
     games: int = 1
     event: str = "arena match"
@@ -90,6 +90,11 @@ class MatchConfig:
     deals: Deals = "duplicate"
     """"duplicate": the games of a seat rotation share one seed (when `plan` gives none
     itself); "fresh": every game has a seed of its own."""
+    prepared: bool = False
+    """Whether a session prepared the match (arena.session.request.prepare_match): its
+    `options` resolved and its bots' folders checked against its outputs there, once,
+    before the record file was made; play_match then does neither again. False (a
+    config made by hand, a league's table, a cluster's unit): play_match does both."""
 
 
 def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:
@@ -132,8 +137,6 @@ class MatchResult:
     names: list[str]
     outcomes: list[GameOutcome] = field(default_factory=list)
     seatings: list[list[int]] = field(default_factory=list)
-    pgids: list[int] = field(default_factory=list)
-    """Every process group the match started (tests check none is left)."""
     never_ready: dict[str, str] = field(default_factory=dict)
     """Bots that never completed a handshake in the whole match, with their last
     start-up fault: a command that cannot work, rather than a bot that lost."""
@@ -170,14 +173,21 @@ async def play_match(
     watcher: Watcher | None = None,
     before_game: Callable[[int], Awaitable[None]] | None = None,
 ) -> MatchResult:
-    """Play the match's games between the bots of `specs` (one per seat)."""
+    """Play the match's games between the bots of `specs` (one per seat), each under
+    its spec's time control (ValueError for a spec without one: see BotSpec.time_control)."""
     specs = unique_names(specs)
-    # In a worker thread: the first check probes the sandbox, and a program seen for the
-    # first time may be resolved through its version manager (a process each), while
-    # the league's other tables are playing on this event loop.
-    await trio.to_thread.run_sync(
-        check_bots, specs, config.limits, [*config.hidden, *([config.log_dir] if config.log_dir else [])])
-    options = config.game.resolve_options(config.options)
+    untimed = [spec.name for spec in specs if spec.time_control is None]
+    if untimed:
+        raise ValueError(f"no time control for {', '.join(untimed)}: set each BotSpec's time_control before "
+                         "play_match (arena.process.spec.timed gives bots one control)")
+    options = config.options
+    if not config.prepared:
+        # In a worker thread: the first check probes the sandbox, and a program seen for
+        # the first time may be resolved through its version manager (a process each),
+        # while the league's other tables are playing on this event loop.
+        await trio.to_thread.run_sync(
+            check_bots, specs, config.limits, [*config.hidden, *([config.log_dir] if config.log_dir else [])])
+        options = config.game.resolve_options(config.options)
     config.game.check_seats(len(specs), options)
     if config.log_dir is not None:
         config.log_dir.mkdir(parents=True, exist_ok=True)
@@ -200,12 +210,11 @@ async def play_match(
                 seats = list(planned.seats)
                 seated = [players[b] for b in seats]
                 setup = GameSetup(
-                    game=config.game, options=options, time_control=config.time_control,
+                    game=config.game, options=options, time_controls=tuple(_control(p.spec) for p in seated),
                     seed=planned.seed, origin=planned.origin, rotation=planned.rotation, event=config.event,
                     round=planned.round,
                     match_game=index if planned.match_game is None else planned.match_game,
-                    chance_key=config.chance_key, bot_seeds=tuple(p.spec.env.get("ARENA_BOT_SEED", "") for p in seated),
-                    seat_time_controls=tuple(p.spec.time_control for p in seated),
+                    chance_key=config.chance_key, bot_seeds=tuple(p.spec.bot_seed for p in seated),
                     opening=planned.opening.actions if planned.opening else (),
                     opening_name=planned.opening.name if planned.opening else "",
                     random_opening=0 if planned.opening else config.random_opening,
@@ -229,9 +238,9 @@ async def play_match(
     finally:
         for player in players:
             player.dispose()
-            result.pgids.extend(player.pgids)
         result.names = [p.name for p in players]
-        await process_reaper().settle(result.pgids)  # every process of the match is reaped before it returns
+        # Every process of the match is reaped before it returns.
+        await process_reaper().settle([pgid for player in players for pgid in player.pgids])
     for player in players:
         if player.started and player.handshakes == 0 and player.last_startup_fault is not None:
             result.never_ready[player.name] = str(player.last_startup_fault)
@@ -304,6 +313,12 @@ async def _start_all(seated: list[BotPlayer], nursery: trio.Nursery) -> dict[int
             if not player.alive:
                 starting.start_soon(one, seat, player)
     return faults
+
+
+def _control(spec: BotSpec) -> TimeControl:
+    """A seated bot's time control (play_match refuses a spec without one)."""
+    assert spec.time_control is not None
+    return spec.time_control
 
 
 def _table_limits(own: Limits | None, table: Limits) -> Limits:

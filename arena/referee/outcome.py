@@ -29,7 +29,8 @@ class GameSetup:
 
     game: Game
     options: dict[str, str]
-    time_control: TimeControl
+    time_controls: tuple[TimeControl, ...]
+    """Each seat's time control, in seat order (its bot's BotSpec.time_control)."""
     seed: int
     """The game's chance seed (with `chance_key`, it seeds the chance generator)."""
     origin: tuple[int, int] | None = None
@@ -46,17 +47,15 @@ class GameSetup:
     match_game: int = 0
     chance_key: bytes = b""
     """The secret hashed with the seed into the chance generator's seed (seeds.chance_seed)."""
-    bot_seeds: tuple[str, ...] = ()
-    """Each seat's ARENA_BOT_SEED ("" where none), recorded so seeded bots replay exactly."""
+    bot_seeds: tuple[int | None, ...] = ()
+    """Each seat's bot seed (BotSpec.bot_seed, None where it has none), recorded in the
+    BotSeeds tag so seeded bots replay exactly."""
     opening: tuple[str, ...] = ()
     """The plies the game starts with, played by the referee (an opening file's line)."""
     random_opening: int = 0
     """Plies drawn at random from the legal actions at the start (--random-opening)."""
     opening_name: str = ""
     """What the record's Opening tag says of the opening."""
-    seat_time_controls: tuple[TimeControl | None, ...] = ()
-    """A seat's own time control where it differs from `time_control` (a handicap, a
-    person), by seat; missing or None: the game's."""
 
     @property
     def opening_seed(self) -> int:
@@ -65,11 +64,6 @@ class GameSetup:
         if self.rotation is not None and self.origin is not None:
             return cycle_seed(self.origin[0], self.rotation)
         return self.seed
-
-    def control_of(self, seat: int) -> TimeControl:
-        """The time control seat `seat` plays under."""
-        own = self.seat_time_controls[seat] if seat < len(self.seat_time_controls) else None
-        return own or self.time_control
 
 
 @dataclass
@@ -142,9 +136,9 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
             tags["Rotation"] = str(setup.rotation)
     else:
         tags["Seed"] = str(setup.seed)
-    if any(setup.bot_seeds):
-        tags["BotSeeds"] = ",".join(setup.bot_seeds)
-    tags["TimeControl"] = describe_controls([setup.control_of(seat) for seat in range(len(names))])
+    if any(seed is not None for seed in setup.bot_seeds):
+        tags["BotSeeds"] = ",".join("" if seed is None else str(seed) for seed in setup.bot_seeds)
+    tags["TimeControl"] = describe_controls(list(setup.time_controls))
     if setup.opening or setup.random_opening:
         tags["Opening"] = setup.opening_name or (f"random {setup.random_opening}" if setup.random_opening else
                                                  " ".join(setup.opening))

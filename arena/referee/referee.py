@@ -53,7 +53,7 @@ class Referee:
         self.plies: list[Ply] = []
         self.faults: list[SeatFault] = []
         self.removed: set[int] = set()
-        self.clocks = SeatClocks([setup.control_of(seat) for seat in range(len(players))])
+        self.clocks = SeatClocks(list(setup.time_controls))
         n = len(players)
         self.hidden = setup.game.has_hidden_information
         # Perfect information: all seats share one event list, each with its own cursor.
@@ -121,7 +121,7 @@ class Referee:
         for seat, player in enumerate(self.players):
             message = Start(
                 game=setup.game.id, options=setup.options, seat=seat, seats=len(self.players),
-                players=names, time=setup.control_of(seat).wire(), match_game=setup.match_game,
+                players=names, time=setup.time_controls[seat].wire(), match_game=setup.match_game,
             )
             try:
                 if seat in self.startup_faults:

@@ -1,24 +1,28 @@
-"""Board views for people: one module per game (arena/render/<game>.py) exposing
-`render_<game>(state)` (a rich renderable) and `text_<game>(state)` (plain ASCII).
-Games stay pure rules; drawing lives here."""
+"""Board views for people: one module per game (arena/render/<game>.py, named by the
+game's `module_name`) exposing `render_<game>(state)` (a rich renderable) and
+`text_<game>(state)` (plain ASCII). A game without one is shown as its observation in
+JSON. Games stay pure rules; drawing lives here."""
 
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import inspect
 import json
 from typing import Any
 
 from arena.errors import ArenaError
+from arena.games import module_name_of
 from arena.games.base import State
 
 
 def _view(game_id: str, kind: str) -> Any:
-    module_name = game_id.replace("-", "_")
-    try:
-        module = importlib.import_module(f"arena.render.{module_name}")
-    except ModuleNotFoundError:
+    """The game's own view of this kind, None when it has none (an error inside a view
+    module that exists is raised, not taken for a missing view)."""
+    module_name = module_name_of(game_id)
+    if importlib.util.find_spec(f"arena.render.{module_name}") is None:
         return None
+    module = importlib.import_module(f"arena.render.{module_name}")
     return getattr(module, f"{kind}_{module_name}", None)
 
 

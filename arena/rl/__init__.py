@@ -1,4 +1,5 @@
-"""The five games for reinforcement-learning code (docs/rl.md).
+"""Every registered game for reinforcement-learning code (docs/rl.md): the five with
+codecs of their own, any other through the generic codec (arena/rl/generic.py).
 
 - `arena.rl.codec(game, seats, options)`: the fixed action numbering and the array
   observation of one game and option set (numpy only);
@@ -11,6 +12,7 @@ The last two need the optional extra: `pip install 'arena[rl]'`.
 
 from __future__ import annotations
 
-from arena.rl.spec import Codec, MissingExtra, RLError, codec
+from arena.rl.codecs import codec
+from arena.rl.spec import Codec, MissingExtra, RLError
 
 __all__ = ["Codec", "MissingExtra", "RLError", "codec"]

@@ -62,3 +62,7 @@ class BloxCodec(Codec):
 
     def max_decisions(self) -> int:
         return self.max_turns * self.seats
+
+
+CODEC = BloxCodec
+"""The game's codec (arena/rl/codecs.py finds it by the game's module name)."""

@@ -14,9 +14,11 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from arena.games import CHANCE, TERMINAL, State, get_game
+from arena import games
+from arena.games import CHANCE, TERMINAL, State
 from arena.games.perft import chance_rng
-from arena.rl.spec import Codec, Path, RLError, Tensor, codec, utilities
+from arena.rl.codecs import codec
+from arena.rl.spec import Codec, Path, RLError, Tensor, utilities
 
 Log = tuple["Log", str] | tuple[()]
 START: Log = ()
@@ -27,7 +29,7 @@ class Bridge:
     """One game, seat count and option set."""
 
     def __init__(self, game_id: str, seats: int | None = None, options: Mapping[str, str] | None = None) -> None:
-        self.game = get_game(game_id)
+        self.game = games.get(game_id)
         self.codec: Codec = codec(game_id, seats, options)
         self.seats = self.codec.seats
         self.options = self.codec.options

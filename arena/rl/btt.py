@@ -75,3 +75,7 @@ class BTTCodec(Codec):
 
     def max_decisions(self) -> int:
         return 17 * self.seats
+
+
+CODEC = BTTCodec
+"""The game's codec (arena/rl/codecs.py finds it by the game's module name)."""

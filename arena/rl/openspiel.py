@@ -1,4 +1,4 @@
-"""The five games as OpenSpiel Python games (docs/rl.md).
+"""Every registered game as an OpenSpiel Python game (docs/rl.md).
 
     import pyspiel
     from arena.rl import openspiel
@@ -6,12 +6,13 @@
     game = pyspiel.load_game("arena_btt(players=3)")
 
 Short names are `arena_` and the game id with `_` for `-`: arena_treeblox,
-arena_the_tree, arena_roots, arena_blox, arena_btt. Parameters are `players` and the
-game's variant options (`board`, `radius`, `width`...). Game types: sequential,
-terminal rewards (rank-based utilities in -1..1), zero-sum for 2 players and
-general-sum otherwise, imperfect information for The Tree only, explicit stochastic
-chance for The Tree (the deal, one tile per chance node) and Roots (the dice, one roll
-per chance node), deterministic for the others. States clone, serialise and replay
+arena_the_tree, arena_roots, arena_blox, arena_btt (and any game registered later).
+Parameters are `players` and the game's variant options (`board`, `radius`,
+`width`...). Game types come from the game's attributes: sequential, terminal rewards
+(rank-based utilities in -1..1), zero-sum for 2 players and general-sum otherwise,
+imperfect information where the game hides some (The Tree), explicit stochastic chance
+where it has chance (The Tree's deal, one tile per chance node; Roots' dice, one roll
+per chance node), deterministic otherwise. States clone, serialise and replay
 through OpenSpiel's own machinery; observation tensors are the codec's vectors, with
 the codec's named pieces as the observer's `dict`.
 """
@@ -21,7 +22,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from arena.games import CHANCE, TERMINAL, get_game
+from arena import games
+from arena.games import CHANCE, GAMES, TERMINAL
 from arena.rl.bridge import Bridge, Position
 from arena.rl.spec import RLError, Tensor, missing
 
@@ -30,7 +32,6 @@ try:
 except ImportError as exc:
     raise missing("pyspiel (open-spiel)", exc) from None
 
-GAME_IDS = ("treeblox", "the-tree", "roots", "blox", "btt")
 PREFIX = "arena_"
 
 
@@ -41,7 +42,7 @@ def short_name(game_id: str) -> str:
 def _parameters(game_id: str) -> dict[str, Any]:
     """OpenSpiel's parameter specification: players and the variant options, whole
     numbers as ints."""
-    game = get_game(game_id)
+    game = games.get(game_id)
     spec: dict[str, Any] = {"players": game.min_seats}
     for option in game.options:
         spec[option.name] = int(option.default) if option.default.isdigit() else option.default
@@ -50,8 +51,8 @@ def _parameters(game_id: str) -> dict[str, Any]:
 
 def _game_type(game_id: str, players: int | None) -> Any:
     """The game's type; with `players` given, its utility for that many players."""
-    game = get_game(game_id)
-    stochastic = game_id in ("the-tree", "roots")
+    game = games.get(game_id)
+    stochastic = game.has_chance
     two = players == 2
     return pyspiel.GameType(
         short_name=short_name(game_id),
@@ -213,46 +214,50 @@ class Observer:
 def load(game: str, players: int | None = None, **options: Any) -> ArenaGame:
     """The OpenSpiel game for an arena game, seat count and variant options."""
     register()
+    games.get(game)  # a GameError naming the games for an unknown one
     params: dict[str, Any] = dict(options)
     if players is not None:
         params["players"] = players
-    return _CLASSES[game](params)
+    return game_class(game)(params)
 
 
-class ArenaTreeblox(ArenaGame):
-    game_id = "treeblox"
+_CLASSES: dict[str, type[ArenaGame]] = {}
+"""A class per registered game, made from the registry and OpenSpiel's factory for it:
+a class outlives the interpreter's shutdown, where OpenSpiel's registry releases its
+factories (a plain function there is freed without the interpreter's lock and aborts
+the process). Each is also a name of this module, so a game pickles by name."""
 
 
-class ArenaTheTree(ArenaGame):
-    game_id = "the-tree"
+def game_class(game_id: str) -> type[ArenaGame]:
+    """The OpenSpiel game class of a registered game (made on first use)."""
+    made = _CLASSES.get(game_id)
+    if made is None:
+        name = "Arena_" + game_id.replace("-", "_")
+        made = type(name, (ArenaGame,), {"game_id": game_id, "__module__": __name__, "__qualname__": name,
+                                         "__doc__": f"The arena's {game_id} as an OpenSpiel game."})
+        globals()[name] = _CLASSES[game_id] = made
+    return made
 
 
-class ArenaRoots(ArenaGame):
-    game_id = "roots"
+def __getattr__(name: str) -> type[ArenaGame]:
+    """A game's class by its name, made on first use: a game pickled in one process
+    unpickles in a fresh one, where no class has been made yet."""
+    for game_id in GAMES:
+        if name == "Arena_" + game_id.replace("-", "_"):
+            return game_class(game_id)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class ArenaBlox(ArenaGame):
-    game_id = "blox"
-
-
-class ArenaBTT(ArenaGame):
-    game_id = "btt"
-
-
-_CLASSES: dict[str, type[ArenaGame]] = {c.game_id: c for c in (ArenaTreeblox, ArenaTheTree, ArenaRoots, ArenaBlox,
-                                                               ArenaBTT)}
-"""A class per game, registered as OpenSpiel's factory: a class outlives the
-interpreter's shutdown, where OpenSpiel's registry releases its factories (a plain
-function there is freed without the interpreter's lock and aborts the process); it
-pickles by name."""
 _REGISTERED: set[str] = set()
 
 
 def register() -> None:
-    """Register the five games with OpenSpiel (`pyspiel.load_game("arena_btt")`)."""
-    for game_id in GAME_IDS:
+    """Register every game of the registry with OpenSpiel (`pyspiel.load_game("arena_btt")`),
+    each once: a game added to the registry later is registered at the next call. Its
+    game type is fixed then (OpenSpiel cannot forget a game)."""
+    for game_id in GAMES:
         if game_id not in _REGISTERED:
-            pyspiel.register_game(_game_type(game_id, None), _CLASSES[game_id])
+            pyspiel.register_game(_game_type(game_id, None), game_class(game_id))
             _REGISTERED.add(game_id)
 
 

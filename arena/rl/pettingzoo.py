@@ -1,4 +1,4 @@
-"""The five games as PettingZoo AEC environments (docs/rl.md).
+"""Every registered game as a PettingZoo AEC environment (docs/rl.md).
 
     from arena.rl.pettingzoo import env
     e = env("btt", players=3)

@@ -231,3 +231,7 @@ class RootsCodec(Codec):
         # per round and seat at most 6 dice taken, 3 kept, a leave and an end after
         # each; each seat's reroll (7 steps) and fast growth (2) once per game
         return 2 + 12 * 2 * (6 + 3 + 1) * 2 + 2 * (7 + 2)
+
+
+CODEC = RootsCodec
+"""The game's codec (arena/rl/codecs.py finds it by the game's module name)."""

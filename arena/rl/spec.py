@@ -19,14 +19,14 @@ import math
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
+from arena import games
 from arena.errors import ArenaError, excerpt
-from arena.games import CHANCE, GameError, State, get_game
+from arena.games import CHANCE, State
 
 Tensor = npt.NDArray[np.float32]
 Path = tuple[int, ...]
@@ -119,7 +119,7 @@ class Codec(ABC):
         """A label per id: the action itself, or the step of a path it stands for."""
         self.index: dict[str, int] = {}
         """Arena action -> id, for every action that is a path of one."""
-        self.hidden = get_game(self.game_id).has_hidden_information
+        self.hidden = games.get(self.game_id).has_hidden_information
         """Whether a seat's observation hides anything (The Tree)."""
         self.chance: ChanceModel = ChanceModel()
         self.pieces = Pieces([])
@@ -199,34 +199,6 @@ class Codec(ABC):
     def max_decisions(self) -> int:
         """An upper bound on the seats' decisions (ids chosen) in one game."""
         return 10_000
-
-
-_CODECS = {
-    "btt": ("arena.rl.btt", "BTTCodec"),
-    "treeblox": ("arena.rl.treeblox", "TreebloxCodec"),
-    "the-tree": ("arena.rl.the_tree", "TheTreeCodec"),
-    "roots": ("arena.rl.roots", "RootsCodec"),
-    "blox": ("arena.rl.blox", "BloxCodec"),
-}
-
-
-def codec(game_id: str, seats: int | None = None, options: Mapping[str, str] | None = None) -> Codec:
-    """The codec of a game for `seats` (default: the fewest it allows) and options
-    (defaults filled in); GameError for a bad game, seat count or option."""
-    game = get_game(game_id)
-    resolved = game.resolve_options({k: str(v) for k, v in (options or {}).items()})
-    count = game.min_seats if seats is None else seats
-    game.check_seats(count, resolved)
-    if game_id not in _CODECS:
-        raise GameError(f"{game_id} has no RL codec (games with one: {', '.join(sorted(_CODECS))})")
-    return _cached(game_id, count, tuple(sorted(resolved.items())))
-
-
-@lru_cache(maxsize=64)
-def _cached(game_id: str, seats: int, options: tuple[tuple[str, str], ...]) -> Codec:
-    module, name = _CODECS[game_id]
-    made: Codec = getattr(importlib.import_module(module), name)(seats, dict(options))
-    return made
 
 
 def utilities(state: State) -> list[float]:

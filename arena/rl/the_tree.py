@@ -128,3 +128,7 @@ class TheTreeCodec(Codec):
     def max_decisions(self) -> int:
         # 36 placements and 27 draws, each run of passes shorter than the seats
         return (len(TILES) + 27 + 1) * self.seats
+
+
+CODEC = TheTreeCodec
+"""The game's codec (arena/rl/codecs.py finds it by the game's module name)."""

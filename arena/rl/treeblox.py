@@ -81,3 +81,7 @@ class TreebloxCodec(Codec):
     def max_decisions(self) -> int:
         # at most 64 placements, a pass after each, and an empty turn between each two
         return 64 + 64 + 65
+
+
+CODEC = TreebloxCodec
+"""The game's codec (arena/rl/codecs.py finds it by the game's module name)."""

@@ -3,15 +3,22 @@ pairs with an SPRT (`match`), each with an async twin for code that runs its own
 loop. They check what they are given as `arena play` and `arena match` do (SetupError,
 before any bot starts), play through the same referee and sandbox, and return typed
 results: MatchResult holds every game's GameOutcome (record, ranks, scores, faults).
-docs/library.md shows them at work."""
+docs/library.md shows them at work.
+
+Each pair is written once, as its async form; the synchronous one is made from it
+(`synchronous`), so both take the same parameters. Both forms of both turn their
+arguments into one MatchRequest (`_request`), as the command line does."""
 
 from __future__ import annotations
 
+import functools
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+import warnings
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from dataclasses import replace
 from os import PathLike
 from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
 
 from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchResult
@@ -22,11 +29,10 @@ from arena.session.request import MatchRequest, PreparedMatch, prepare_match
 from arena.session.runner import play_prepared, run_sync
 from arena.session.setup import SetupError
 from arena.stats.sprt import SprtParameters
-from arena.timecontrol import TimeControl
+from arena.timecontrol import Time, TimeControl, time_control
 
-Time = float | str | TimeControl | Sequence[float | str | TimeControl]
-"""A time control: seconds per decision (0.5 or "500ms"), a TimeControl (per move,
-game clock, increment), or one of these per bot in the order the bots are named."""
+P = ParamSpec("P")
+T = TypeVar("T")
 
 BotName = str | BotSpec
 """A bot: a shipped bot's short name ("random", "greedy"), a command line
@@ -35,70 +41,79 @@ BotName = str | BotSpec
 OnGame = Callable[[GameOutcome], None]
 """Called with each game's outcome as it ends (after its record is written)."""
 
+FilePath = str | PathLike[str]
 
-def play(game: str, bots: Sequence[BotName], *, games: int = 1, seed: int | None = None, time: Time = 5.0,
-         out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
-         bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
-         log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None,
-         event: str = "arena play", deals: Deals = "duplicate") -> MatchResult:
-    """Play `games` games of `game` between `bots` (one per seat, seats rotating each
-    game) and return the results; each game's record is appended to `out` as it ends.
-    `seed` fixes chance (dice, deals) and `bot_seed` the bots' ARENA_BOT_SEED, both
-    drawn at random when None; `deals="fresh"` gives every game a seed of its own
-    (by default the games of a seat rotation share one). Bots run in their sandbox
-    unless `sandbox` is False. A bot's fault is a result (its outcome's `faults`), not
-    an exception. `event` is every record's Event tag."""
-    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event,
-                       deals)
-    return run_sync(lambda: _play(request, on_game))
+
+def synchronous(work: Callable[P, Coroutine[Any, Any, T]]) -> Callable[P, T]:
+    """`work` for synchronous code: the same parameters, run in a Trio loop of its own
+    (an ArenaError comes out as itself); named as `work` without `_async`."""
+
+    @functools.wraps(work)
+    def run(*args: P.args, **kwargs: P.kwargs) -> T:
+        return run_sync(lambda: work(*args, **kwargs))
+
+    run.__name__ = run.__qualname__ = work.__name__.removesuffix("_async")
+    return run
 
 
 async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed: int | None = None,
-                     time: Time = 5.0, out: str | PathLike[str] | None = None,
+                     time: Time | Sequence[Time] = 5.0, out: FilePath | None = None,
                      options: Mapping[str, str] | None = None, bot_seed: int | None = None,
-                     limits: Limits | None = None, sandbox: bool = True,
-                     log_dir: str | PathLike[str] | None = None, on_game: OnGame | None = None,
-                     event: str = "arena play", deals: Deals = "duplicate") -> MatchResult:
-    """`play` for code that runs in a Trio loop: the same arguments and result."""
-    request = _request(game, bots, games, seed, time, out, options, bot_seed, limits, sandbox, log_dir, event,
-                       deals)
-    return await _play(request, on_game)
+                     limits: Limits | None = None, sandbox: bool = True, log_dir: FilePath | None = None,
+                     on_game: OnGame | None = None, event: str = "arena play",
+                     deals: Deals = "duplicate") -> MatchResult:
+    """Play `games` games of `game` between `bots` (one per seat, seats rotating each
+    game) and return the results; each game's record is appended to `out` as it ends.
+    `play` is the same for synchronous code. `seed` fixes chance (dice, deals) and
+    `bot_seed` the bots' ARENA_BOT_SEED, both drawn at random when None;
+    `deals="fresh"` gives every game a seed of its own (by default the games of a seat
+    rotation share one). `time` is one time control, or one per bot. Bots run in their
+    sandbox unless `sandbox` is False. A bot's fault is a result (its outcome's
+    `faults`), not an exception. `event` is every record's Event tag."""
+    request = _request(game, bots, games=games, seed=seed, time=time, out=out, options=options, bot_seed=bot_seed,
+                       limits=limits, sandbox=sandbox, log_dir=log_dir, event=event, deals=deals)
+    prepared = prepare_match(request, _warn)
+    try:
+        return await play_prepared(prepared, _each_game(on_game))
+    finally:
+        _tidy(prepared)
 
 
-def match(game: str, baseline: BotName, candidate: BotName, *, games: int = 1000,
-          sprt: SprtParameters | None = None, seed: int | None = None, time: Time = 5.0,
-          out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
-          bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
-          concurrency: int = 1, on_game: OnGame | None = None, event: str = "arena match",
-          deals: Deals = "duplicate") -> PairedResult:
+async def match_async(game: str, baseline: BotName, candidate: BotName, *, games: int = 1000,
+                      sprt: SprtParameters | None = None, seed: int | None = None,
+                      time: Time | Sequence[Time] = 5.0, out: FilePath | None = None,
+                      options: Mapping[str, str] | None = None, bot_seed: int | None = None,
+                      limits: Limits | None = None, sandbox: bool = True, concurrency: int = 1,
+                      on_game: OnGame | None = None, event: str = "arena match",
+                      deals: Deals = "duplicate") -> PairedResult:
     """Play `candidate` against `baseline` in pairs of games (the same seed, seats
     swapped; `deals="fresh"`: a seed for every game), `concurrency` games at once, up
     to `games` games (an even number) or until `sprt` decides; the result holds the
     candidate's Elo over the baseline, the pentanomial counts and the SPRT's decision
-    ('H1': stronger by elo1, 'H0': not stronger than elo0). With `out` the match is
-    resumable: its games are stored in `out` + ".sqlite" as they end, and the same
-    call plays only those not stored."""
-    request = _request(game, [baseline, candidate], games, seed, time, out, options, bot_seed, limits, sandbox,
-                       None, event=event, deals=deals)
-    return run_sync(lambda: _match(request, concurrency, sprt, on_game))
+    (SprtDecision.H1: stronger by elo1, H0: not stronger than elo0). `match` is the
+    same for synchronous code. With `out` the match is resumable: its games are stored
+    in `out` + ".sqlite" as they end, and the same call plays only those not stored."""
+    request = _request(game, [baseline, candidate], games=games, seed=seed, time=time, out=out, options=options,
+                       bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=None, event=event, deals=deals)
+    paired = prepare_pairs(request, concurrency, sprt, _warn)
+    try:
+        for note in paired.notes:
+            _warn(note)
+        result = await paired.play(on_game)
+    finally:
+        paired.close()
+        _tidy(paired.match)
+    return PairedResult(result, paired.stats, sprt, paired.decision)
 
 
-async def match_async(game: str, baseline: BotName, candidate: BotName, *, games: int = 1000,
-                      sprt: SprtParameters | None = None, seed: int | None = None, time: Time = 5.0,
-                      out: str | PathLike[str] | None = None, options: Mapping[str, str] | None = None,
-                      bot_seed: int | None = None, limits: Limits | None = None, sandbox: bool = True,
-                      concurrency: int = 1, on_game: OnGame | None = None,
-                      event: str = "arena match", deals: Deals = "duplicate") -> PairedResult:
-    """`match` for code that runs in a Trio loop: the same arguments and result."""
-    request = _request(game, [baseline, candidate], games, seed, time, out, options, bot_seed, limits, sandbox,
-                       None, event=event, deals=deals)
-    return await _match(request, concurrency, sprt, on_game)
+play = synchronous(play_async)
+match = synchronous(match_async)
 
 
-def _request(game: str, bots: Sequence[BotName], games: int, seed: int | None, time: Time,
-             out: str | PathLike[str] | None, options: Mapping[str, str] | None, bot_seed: int | None,
-             limits: Limits | None, sandbox: bool, log_dir: str | PathLike[str] | None,
-             event: str = "arena play", deals: Deals = "duplicate") -> MatchRequest:
+def _request(game: str, bots: Sequence[BotName], *, games: int, seed: int | None, time: Time | Sequence[Time],
+             out: FilePath | None, options: Mapping[str, str] | None, bot_seed: int | None, limits: Limits | None,
+             sandbox: bool, log_dir: FilePath | None, event: str, deals: Deals) -> MatchRequest:
+    """The MatchRequest the library's arguments make (checked later, as the CLI's are)."""
     if games < 1:
         raise SetupError(f"games={games}: play at least one game")
     base = limits or Limits()
@@ -110,19 +125,11 @@ def _request(game: str, bots: Sequence[BotName], games: int, seed: int | None, t
                         event=event, deals=deals)
 
 
-def time_controls(time: Time) -> tuple[TimeControl, ...]:
+def time_controls(time: Time | Sequence[Time]) -> tuple[TimeControl, ...]:
     """The time controls a `time` argument gives (one, or one per bot)."""
     if isinstance(time, float | int | str | TimeControl):
-        return (_control(time),)
-    return tuple(_control(t) for t in time)
-
-
-def _control(time: float | str | TimeControl) -> TimeControl:
-    if isinstance(time, TimeControl):
-        return time
-    if isinstance(time, str):
-        return TimeControl.parse(time, None)
-    return TimeControl.parse(repr(float(time)), None)
+        return (time_control(time),)
+    return tuple(time_control(t) for t in time)
 
 
 def _tidy(match: PreparedMatch) -> None:
@@ -130,27 +137,6 @@ def _tidy(match: PreparedMatch) -> None:
     bots' stderr)."""
     if match.own_logs:
         shutil.rmtree(match.logs, ignore_errors=True)
-
-
-async def _play(request: MatchRequest, on_game: OnGame | None) -> MatchResult:
-    prepared = prepare_match(request, _warn)
-    try:
-        return await play_prepared(prepared, _each_game(on_game))
-    finally:
-        _tidy(prepared)
-
-
-async def _match(request: MatchRequest, concurrency: int, sprt: SprtParameters | None,
-                 on_game: OnGame | None) -> PairedResult:
-    paired = prepare_pairs(request, concurrency, sprt, _warn)
-    try:
-        for note in paired.notes:
-            _warn(note)
-        result = await paired.play(on_game)
-    finally:
-        paired.close()
-        _tidy(paired.match)
-    return PairedResult(result, paired.stats, sprt, paired.decision)
 
 
 def _each_game(on_game: OnGame | None) -> Callable[[int, GameOutcome, list[int]], None] | None:
@@ -164,6 +150,4 @@ def _each_game(on_game: OnGame | None) -> Callable[[int, GameOutcome, list[int]]
 
 
 def _warn(note: str) -> None:
-    import warnings
-
     warnings.warn(note, RuntimeWarning, stacklevel=4)

@@ -20,11 +20,11 @@ from arena.referee.match import AsyncGameDone, MatchConfig, MatchResult, Planned
 from arena.referee.openings import Opening
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import Deals, cycle_seed, deal_number, fresh_rotation, random_seed, rotated
-from arena.session.request import MatchRequest, PreparedMatch, check_deals, game_options, prepare_match
+from arena.session.request import MatchRequest, PreparedMatch, check_deals, game_options, prepare_variant
 from arena.session.runner import log_void_game, play_tables, save_record
 from arena.session.setup import SetupError, load_game, openings_from
 from arena.session.store import MatchStore, StoredMatchGame
-from arena.stats.sprt import PairStats, SprtParameters
+from arena.stats.sprt import PairStats, SprtDecision, SprtParameters
 
 
 def b_points(outcome: GameOutcome, seats: list[int] | tuple[int, ...]) -> float:
@@ -75,8 +75,8 @@ class PairedMatch:
     configs: list[MatchConfig]
     sprt: SprtParameters | None = None
     stats: PairStats = field(default_factory=PairStats)
-    decision: str | None = None
-    """'H1' (B is stronger by elo1), 'H0' (not stronger than elo0), or None."""
+    decision: SprtDecision | None = None
+    """H1 (B is stronger by elo1), H0 (not stronger than elo0), or None."""
     played: int = 0
     voided: list[int] = field(default_factory=list)
     open_pairs: dict[int, list[float]] = field(default_factory=dict)
@@ -218,7 +218,7 @@ def prepare_pairs(request: MatchRequest, concurrency: int = 1, sprt: SprtParamet
         request = replace(request, seed=seed if request.seed is None else request.seed,
                           bot_seed=bot_seed if request.bot_seed is None else request.bot_seed)
     try:
-        match = prepare_match(request, notes)
+        match = prepare_variant(request, game, options, notes)
         if request.out is not None and store is None:
             identity = match_identity(request, game.id, options, sprt, book)
             store = MatchStore.create(request.out, identity, [str(name) for name in identity["bots"]])
@@ -265,7 +265,7 @@ class PairedResult:
     result: MatchResult
     stats: PairStats
     sprt: SprtParameters | None
-    decision: str | None
+    decision: SprtDecision | None
 
     def elo(self) -> tuple[float, float, float]:
         """B's Elo over A with the ends of its 95% interval."""

@@ -17,9 +17,11 @@ from arena.process.folder_checks import check_bots
 from arena.process.secret import installation_key
 from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchConfig
+from arena.referee.player import Timing
 from arena.referee.seeds import DEALS, Deals, random_seed
 from arena.session.setup import (
     SetupError,
+    check_basis,
     lineup,
     load_game,
     load_registry,
@@ -29,10 +31,8 @@ from arena.session.setup import (
     prepare_out_file,
     resolve_options,
     seat_time_controls,
-    time_basis,
-    time_settings,
 )
-from arena.timecontrol import TimeControl
+from arena.timecontrol import Basis, TimeControl
 
 Notes = Callable[[str], None]
 """Where a preparation says what this machine cannot enforce (a warning, not an error)."""
@@ -48,21 +48,18 @@ class MatchRequest:
     seed: int | None = None
     """Seed for chance; None draws one (recorded in each record's Seed tag)."""
     bot_seed: int | None = None
-    """Seed the bots' ARENA_BOT_SEED values derive from; None draws one."""
+    """Seed the bots' seeds (BotSpec.bot_seed: ARENA_BOT_SEED) derive from; None draws one."""
     options: Sequence[str] | Mapping[str, str] = ()
     """Variant options: KEY=VALUE items or a mapping."""
-    per_move: str | None = None
-    """Limit per decision (`0.5`, `2s`, `500ms`; one per bot separated by ':')."""
-    clock: str | None = None
-    """Game clock BASE+INC in seconds (one per bot separated by ':')."""
     time_controls: tuple[TimeControl, ...] = ()
-    """The time controls as objects (one for every bot, or one per bot), instead of
-    `per_move` and `clock` texts."""
-    startup: str = "10s"
-    grace: str = "20ms"
-    time_basis: str | None = None
+    """The time controls: one for every bot, or one per bot in the order the bots are
+    named (a handicap); () is 5 s a decision for a bot, and no limit for a person. A
+    bot's own control (a registry's) replaces it for that bot."""
+    timing: Timing = Timing()
+    """The start-up limit and the grace for pipe latency."""
+    time_basis: Basis | None = None
     """"wall" or "cpu": what every bot's time control counts (the CPU time of its
-    processes, or wall time); None keeps each control's own (wall for texts)."""
+    processes, or wall time); None keeps each control's own."""
     limits: Limits = Limits()
     registry: Path | None = None
     """A bot registry file; None looks for bots.toml in the current folder when
@@ -103,6 +100,13 @@ class PreparedMatch:
     made_out: bool = False
     """Whether the record file was made for this match (it did not exist before)."""
 
+    @property
+    def basis(self) -> Basis:
+        """What the match's time-outs are counted on: "cpu" when every seat's control
+        is on the CPU basis, else "wall" (where the machine's load may decide a game)."""
+        on_cpu = all(spec.time_control is not None and spec.time_control.on_cpu for spec in self.specs)
+        return "cpu" if on_cpu else "wall"
+
     def discard_empty_records(self) -> bool:
         """After a match, however it ended: remove a record file made for it that no
         game was written to (an interrupted first game leaves no empty file behind);
@@ -129,11 +133,17 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     the match; SetupError (or another ArenaError) names the first mistake. The record
     file and the log folder are made here, before any bot starts."""
     game = load_game(request.game)
-    options = game_options(game, request.options)
+    return prepare_variant(request, game, game_options(game, request.options), notes)
+
+
+def prepare_variant(request: MatchRequest, game: Game, options: dict[str, str],
+                    notes: Notes | None = None) -> PreparedMatch:
+    """prepare_match for the request's `game` with its variant `options` resolved by
+    the caller (a paired match needs them first, for its store): they are resolved once
+    per request, and trusted here and by play_match (MatchConfig.prepared)."""
     seed = random_seed() if request.seed is None else request.seed
     people: dict[str, Person] = {}
-    timed = request.per_move is not None or request.clock is not None or bool(request.time_controls)
-    person_time = unhurried() if request.people and not timed else None
+    person_time = unhurried() if request.people and not request.time_controls else None
     if notes is not None:
         for note in isolation_notes(request.limits):
             notes(note)
@@ -143,10 +153,8 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
                    registry, request.limits)
     allow_read_only(specs, request.ro_paths)
     check_bots(specs, request.limits, [p for p in (request.out, request.log_dir) if p is not None])
-    controls, timing = time_settings(request.per_move, request.clock, request.startup, request.grace, len(specs))
-    if request.time_controls:
-        controls = given_controls(request.time_controls, len(specs))
-    time_control = seat_time_controls(specs, controls, time_basis(request.time_basis))
+    seat_time_controls(specs, given_controls(request.time_controls or (TimeControl(),), len(specs)),
+                       check_basis(request.time_basis))
     if _web_seats(people) > 1:
         raise SetupError("only one human-web seat per game: seat the other person with `human` (in the terminal)")
     book = openings_from(request.openings, request.random_opening, game, len(specs), options)
@@ -154,10 +162,11 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
     own_logs = request.log_dir is None
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-")) if request.log_dir is None else \
         prepare_log_dir(request.log_dir)
-    config = MatchConfig(game, options, time_control, seed, request.games, event=request.event, log_dir=logs,
-                         limits=request.limits, timing=timing, chance_key=installation_key(),
+    config = MatchConfig(game, options, seed, request.games, event=request.event, log_dir=logs,
+                         limits=request.limits, timing=request.timing, chance_key=installation_key(),
                          hidden=(request.out,) if request.out else (), log_protocol=request.log_protocol,
-                         openings=book, random_opening=request.random_opening, deals=check_deals(request.deals))
+                         openings=book, random_opening=request.random_opening, deals=check_deals(request.deals),
+                         prepared=True)
     if people:
         from arena.people.launch import people_launcher
 

@@ -21,8 +21,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from arena import games
 from arena.errors import ArenaError, excerpt
-from arena.games import GameError, get_game
+from arena.games import GameError
 from arena.games.base import CHANCE, Game
 from arena.league.registry import Registry
 from arena.process.secret import SECRET_ENV, installation_key, secret_from_environment
@@ -129,7 +130,7 @@ class ChanceMismatch:
 def chance_mismatch(record: GameRecord, key: bytes) -> ChanceMismatch | None:
     """The first ply whose chance outcome (or random opening ply) `key` would not draw,
     replaying the record's plies; None when every one agrees (or the game has none)."""
-    game = get_game(record.game_id)
+    game = games.get(record.game_id)
     seed = game_seed(record)[0]
     rng = random.Random(chance_seed(key, seed))
     opening_rng = random_opening_rng(key, opening_seed(record)) \
@@ -254,17 +255,18 @@ class Rerun:
 
 
 def prepare_rerun(record: GameRecord, records: Path, bots: Sequence[str] = (), limits: Limits = Limits(),
-                  registry_path: Path | None = None, per_move: str | None = None, clock: str | None = None,
+                  registry_path: Path | None = None, control: TimeControl | None = None,
                   log_dir: Path | None = None, key: ChanceKey | None = None,
                   named: Mapping[str, BotSpec] | None = None) -> Rerun:
     """Everything to play `record`'s game again: the game, seats and options, the bots
     (given one per seat, else the record's names resolved as shipped bots or registry
-    names, or `named`: a league file's bots by name), each seat's ARENA_BOT_SEED from
-    BotSeeds, the time control (the record's
-    unless given), the opening, the seed, and the chance key (`chance_key_for` unless
-    given); RerunError or SetupError names the first problem."""
+    names, or `named`: a league file's bots by name), each seat's bot seed from
+    BotSeeds, each seat's time control (the record's, or `control` for every seat: a
+    bot's own control never replaces what the record says it played under), the
+    opening, the seed, and the chance key (`chance_key_for` unless given); RerunError
+    or SetupError names the first problem."""
     try:
-        game = get_game(record.game_id)
+        game = games.get(record.game_id)
         options = resolve_options(game, record.options)
         game.check_seats(record.seats, options)
     except GameError as exc:
@@ -284,24 +286,17 @@ def prepare_rerun(record: GameRecord, records: Path, bots: Sequence[str] = (), l
             raise SetupError(f"seat {seat} ({excerpt(name)}): {exc}; give the league file (--league FILE.toml), or "
                              f"name the bots after the file, one per seat in seat order (the record's: {example})"
                              ) from None
-        specs.append(replace(spec, env={**spec.env, **_bot_seed(record, seat)}, named=True))
-    if per_move is not None or clock is not None:
-        try:
-            controls = [TimeControl.parse(per_move, clock)] * seats
-        except TimeControlError as exc:
-            raise SetupError(str(exc)) from None
-    else:
-        controls = time_controls(record.tags.get("TimeControl", ""), seats)
-    for spec, control in zip(specs, controls, strict=True):
-        if len(set(controls)) > 1:
-            spec.time_control = control
+        specs.append(replace(spec, bot_seed=_bot_seed(record, seat), named=True))
+    controls = [control] * seats if control is not None else time_controls(record.tags.get("TimeControl", ""), seats)
+    for spec, played in zip(specs, controls, strict=True):
+        spec.time_control = played
     seed, origin = game_seed(record)
     opening, random_plies = opening_of(record)
     key = key or chance_key_for(records)
     round_tag = record.tags.get("Round", "1")
     plan = (PlannedGame(tuple(range(seats)), seed, round_tag, opening, origin, match_game_of(round_tag),
                         rotation_of(record)),)
-    config = MatchConfig(game, options, controls[0], seed, 1, event="arena rerun", log_dir=log_dir, limits=limits,
+    config = MatchConfig(game, options, seed, 1, event="arena rerun", log_dir=log_dir, limits=limits,
                          plan=plan, chance_key=key.key, random_opening=random_plies)
     return Rerun(record, game, specs, config, key, chance_mismatch(record, key.key))
 
@@ -313,11 +308,17 @@ def match_game_of(round_tag: str) -> int:
     return int(last) - 1 if last.isdigit() and int(last) > 0 else 0
 
 
-def _bot_seed(record: GameRecord, seat: int) -> dict[str, str]:
-    """Seat `seat`'s ARENA_BOT_SEED from the BotSeeds tag (nothing when it has none)."""
+def _bot_seed(record: GameRecord, seat: int) -> int | None:
+    """Seat `seat`'s bot seed from the BotSeeds tag (None when it has none)."""
     seeds = record.tags.get("BotSeeds", "").split(",")
     value = seeds[seat].strip() if seat < len(seeds) else ""
-    return {"ARENA_BOT_SEED": value} if value else {}
+    if not value:
+        return None
+    try:
+        return int(value)
+    except ValueError:
+        raise RerunError(f"the record's BotSeeds tag holds {excerpt(value)} for seat {seat}, not a whole number"
+                         ) from None
 
 
 def _hint(name: str) -> str:

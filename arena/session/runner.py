@@ -15,10 +15,10 @@ from typing import TypeVar
 
 import trio
 
+from arena import records
 from arena.errors import ArenaError
 from arena.process.spec import BotSpec
 from arena.records.files import append_record
-from arena.records.writer import write_record
 from arena.referee.match import AsyncGameDone, GameDone, MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.referee import Watcher
@@ -57,7 +57,7 @@ def log_void_game(log_dir: Path | None, index: int, outcome: GameOutcome) -> Non
     if log_dir is None:
         return
     with contextlib.suppress(OSError), (log_dir / ERRORS_LOG).open("a", encoding="utf-8") as log:
-        log.write(f"--- game {index + 1}\n{outcome.error}\n{write_record(outcome.record)}\n")
+        log.write(f"--- game {index + 1}\n{outcome.error}\n{records.write(outcome.record)}\n")
 
 
 def keeping(out: Path | None, log_dir: Path | None, then: GameDone | None = None) -> GameDone:
@@ -112,7 +112,6 @@ async def play_tables(configs: Sequence[MatchConfig], specs: Sequence[BotSpec],
     for part in results:
         merged.outcomes += part.outcomes
         merged.seatings += part.seatings
-        merged.pgids += part.pgids
         merged.never_ready.update(part.never_ready)
     return merged
 

@@ -11,20 +11,22 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
+from arena import games
 from arena.errors import ArenaError, excerpt
 from arena.files import FolderError, writable_folder
-from arena.games import GameError, get_game
+from arena.games import GameError
 from arena.games.base import Game, State
+from arena.lazy import public
 from arena.league.registry import Registry, RegistryError, find_registry
 from arena.people.seat import Person
 from arena.process.botnames import BotNameError, resolve_bot
 from arena.process.spec import BotSpec, Limits
 from arena.referee.openings import Opening, OpeningError, load_openings
-from arena.referee.player import Timing
 from arena.referee.seeds import derived_bot_seed
-from arena.timecontrol import Basis, TimeControl, TimeControlError, parse_basis, parse_seconds
+from arena.timecontrol import BASES, Basis, TimeControl
 
 
+@public
 class SetupError(ArenaError, ValueError):
     """A mistake in what was asked for (a game, option, bot, time or file); nothing was
     played. The message names the problem and the fix."""
@@ -33,7 +35,7 @@ class SetupError(ArenaError, ValueError):
 def load_game(game_id: str) -> Game:
     """The game with this id."""
     try:
-        return get_game(game_id)
+        return games.get(game_id)
     except GameError as exc:
         raise SetupError(f"{exc}; `arena games` lists them") from None
 
@@ -79,8 +81,9 @@ def lineup(game: Game, bots: Sequence[str | BotSpec], bot_seed: int, options: Ma
            people: dict[str, Person] | None = None, person_time: TimeControl | None = None,
            registry: Registry | None = None, limits: Limits | None = None) -> list[BotSpec]:
     """The bots of a match, one per seat, in the order named. Each gets its own
-    ARENA_BOT_SEED, derived from `bot_seed` and its place (independent of the chance
-    seed), so seeded bots reproduce a match without all playing the same choices.
+    `bot_seed` (its ARENA_BOT_SEED), derived from `bot_seed` and its place (independent
+    of the chance seed), so seeded bots reproduce a match without all playing the same
+    choices.
     `options` are resolved ones, for games whose seat count depends on a variant. Where
     `people` is given, `human` and `human-web` seat a person (added to it) with
     `person_time`. A name in `registry` is that bot, its own limits on top of `limits`;
@@ -94,7 +97,7 @@ def lineup(game: Game, bots: Sequence[str | BotSpec], bot_seed: int, options: Ma
             continue
         else:
             spec = _resolve(bot, game, registry, limits)
-        spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(bot_seed).encode(), index))
+        spec.bot_seed = derived_bot_seed(str(bot_seed).encode(), index)
         specs.append(spec)
     if len(specs) == 1 and game.min_seats > 1:
         raise SetupError(f"{game.id} needs at least {game.min_seats} bots; name one per seat")
@@ -136,54 +139,24 @@ def _seat_person(name: str, key: str, people: dict[str, Person], time: TimeContr
     return person_spec(name, key, time)
 
 
-def seat_time_controls(specs: list[BotSpec], controls: list[TimeControl], basis: Basis | None = None) -> TimeControl:
-    """Give each bot its own time control when they differ (a handicap); the match's.
-    A `basis` holds for every control, a bot's own (from a registry) too."""
-    if basis is not None:
-        controls = [control.on(basis) for control in controls]
-        for spec in specs:
-            if spec.time_control is not None:
-                spec.time_control = spec.time_control.on(basis)
-    if len(set(controls)) > 1:
-        for spec, control in zip(specs, controls, strict=True):
-            if spec.time_control is None:
-                spec.time_control = control
-    return controls[0]
+def seat_time_controls(specs: list[BotSpec], controls: Sequence[TimeControl], basis: Basis | None = None) -> None:
+    """Give every bot its time control: its own where it has one (a registry's: a
+    handicap), else the one for its place in `controls`. A `basis` holds for every
+    control, a bot's own too."""
+    for spec, control in zip(specs, controls, strict=True):
+        chosen = spec.time_control or control
+        spec.time_control = chosen if basis is None else chosen.on(basis)
 
 
-def time_basis(text: str | None, what: str = "--time-basis") -> Basis | None:
-    """A request's time basis, checked (None: each control's own)."""
-    if text is None:
+def check_basis(basis: str | None) -> Basis | None:
+    """A request's time basis, checked (the library takes any text); None: each
+    control's own."""
+    if basis is None:
         return None
-    try:
-        return parse_basis(text, what)
-    except TimeControlError as exc:
-        raise SetupError(str(exc)) from None
-
-
-def time_settings(per_move: str | None, clock: str | None, startup: str, grace: str,
-                  bots: int) -> tuple[list[TimeControl], Timing]:
-    """Each bot's time control from a per-move limit and a game clock, each one value
-    for every bot or one per bot separated by ':' in the order the bots are named
-    (`1s:200ms`: a handicap match), and the start-up/grace timing."""
-    per_moves = _per_bot(per_move, bots, "--time-per-move")
-    clocks = _per_bot(clock, bots, "--clock")
-    try:
-        controls = [TimeControl.parse(p, c) for p, c in zip(per_moves, clocks, strict=True)]
-        timing = Timing(startup_s=parse_seconds(startup, "--startup-time"), grace_s=parse_seconds(grace, "--grace"))
-    except TimeControlError as exc:
-        raise SetupError(str(exc)) from None
-    return controls, timing
-
-
-def _per_bot(text: str | None, bots: int, option: str) -> list[str | None]:
-    if text is None or ":" not in text:
-        return [text] * bots
-    parts = [part.strip() or None for part in text.split(":")]
-    if len(parts) != bots:
-        raise SetupError(f"{option} {excerpt(text)}: {len(parts)} values for {bots} bots; give one value for all, "
-                         f"or one per bot separated by ':' in the order the bots are named (e.g. 1s:200ms)")
-    return parts
+    for known in BASES:
+        if basis == known:
+            return known
+    raise SetupError(f"time_basis={excerpt(basis)} is not a time basis; give 'wall' or 'cpu'")
 
 
 def openings_from(path: Path | None, random_plies: int, game: Game, seats: int,

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import trio
 
-from arena.games import get_game
+from arena import games
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, State
 from arena.process.botnames import PER_GAME, BotNameError, resolve_bot
 from arena.process.faults import BotFault
@@ -31,14 +31,10 @@ from arena.referee.decision import Answer, ask_once
 from arena.referee.player import BotPlayer, Timing
 from arena.referee.seeds import derived_bot_seed, random_seed
 from arena.termination import Termination
-from arena.timecontrol import SeatClocks, TimeControl
+from arena.timecontrol import SeatClocks, Time, time_control
 from protocol.messages import End, Event, Request, ResultInfo, Start
 
 T = TypeVar("T")
-
-Limit = float | str | TimeControl
-"""Time for one decision: seconds (0.5 or "500ms"), or a TimeControl (its clock's base
-is the time left)."""
 
 
 def events_to(state: State, game: Game, moves: Sequence[str], seat: int) -> list[Event]:
@@ -97,15 +93,14 @@ class Bot:
                     bot_seed: int | None = None, log: Path | None = None) -> Bot:
         """Start the bot in `nursery` (which must outlive it); see `popen`."""
         if game is not None:
-            get_game(game)  # an unknown game is a GameError before anything starts
+            games.get(game)  # an unknown game is a GameError before anything starts
         if game is None and isinstance(command, str) and command.strip() in PER_GAME:
             raise BotNameError(f"{command.strip()} is a bot per game: give the game, e.g. game=\"btt\"")
-        if isinstance(command, BotSpec):
-            spec = BotSpec(command.name, list(command.command), command.cwd, dict(command.env), command.limits)
+        if isinstance(command, BotSpec):  # a copy whole (its ro_paths, name...), as a match takes one
+            spec = replace(command, command=list(command.command), env=dict(command.env))
         else:
             spec = resolve_bot(command if isinstance(command, str) else list(command), game or "")
-        seed = random_seed() if bot_seed is None else bot_seed
-        spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(seed).encode(), 0))
+        spec.bot_seed = derived_bot_seed(str(random_seed() if bot_seed is None else bot_seed).encode(), 0)
         base = limits or Limits()
         if base.sandbox != sandbox:
             base = replace(base, sandbox=sandbox)
@@ -145,18 +140,18 @@ class Bot:
             player.kill()
             raise explained from None
 
-    async def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None) -> Answer:
+    async def play(self, state: State, limit: Time, *, moves: Sequence[str] | None = None) -> Answer:
         """The bot's action for the seat to decide in `state`, within `limit` (plus the
-        grace of its timing). `moves`, the actions from the game's start that led to
-        `state`, are sent as the events of the game, as a referee would: a bot that
-        keeps its own copy of the game from the events (the shipped greedy and search
-        bots do) needs them. BotFault for a fault, the bot then being killed."""
+        grace of its timing; a TimeControl's clock base is the time left). `moves`, the
+        actions from the game's start that led to `state`, are sent as the events of the
+        game, as a referee would: a bot that keeps its own copy of the game from the
+        events (the shipped greedy and search bots do) needs them. BotFault for a fault, the bot then being killed."""
         which = state.game
         seat = state.current()
         if seat in (CHANCE, TERMINAL):
             raise ValueError("the state has no seat to decide (a chance point, or the game is over)")
         events = [] if moves is None else events_to(state, which, moves, seat)
-        control = _control(limit)
+        control = time_control(limit, "limit")
         clocks = SeatClocks([control] * state.num_seats)
         await self._ensure_started()
         player = self.player
@@ -191,12 +186,6 @@ class Bot:
         await self.player.quit()
         self.player.dispose()
         await process_reaper().settle(self.player.pgids)
-
-
-def _control(limit: Limit) -> TimeControl:
-    if isinstance(limit, TimeControl):
-        return limit
-    return TimeControl.parse(limit if isinstance(limit, str) else repr(float(limit)), None)
 
 
 def _is_legal(state: State, action: str) -> bool:
@@ -284,7 +273,7 @@ class SimpleBot:
         """Every process group the bot has run in (see Bot.pgids); kept after quit."""
         return list(self._bot.pgids) if self._bot is not None else self._pgids
 
-    def play(self, state: State, limit: Limit, *, moves: Sequence[str] | None = None) -> Answer:
+    def play(self, state: State, limit: Time, *, moves: Sequence[str] | None = None) -> Answer:
         """The bot's action for the seat to decide in `state` (see Bot.play)."""
         return self._call(lambda bot: bot.play(state, limit, moves=moves))
 

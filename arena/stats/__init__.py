@@ -13,27 +13,17 @@ from typing import TYPE_CHECKING
 
 from arena.lazy import lazy_names
 
-_WHERE = {
-    "elo_fit": "arena.stats.ratings",
-    "openskill_ratings": "arena.stats.ratings",
-    "Rating": "arena.stats.ratings",
-    "PairResult": "arena.stats.ratings",
-    "SprtParameters": "arena.stats.sprt",
-    "PairStats": "arena.stats.sprt",
-    "log_likelihood_ratio": "arena.stats.sprt",
-    "expected_score": "arena.stats.sprt",
-    "elo_of_score": "arena.stats.sprt",
-    "ResultTally": "arena.stats.tally",
-}
-"""Each public name and the module that defines it."""
+if TYPE_CHECKING:  # The public names, written once: arena.lazy reads this block.
+    from arena.stats.ratings import PairResult as PairResult
+    from arena.stats.ratings import Rating as Rating
+    from arena.stats.ratings import elo_fit as elo_fit
+    from arena.stats.ratings import openskill_ratings as openskill_ratings
+    from arena.stats.sprt import PairStats as PairStats
+    from arena.stats.sprt import SprtDecision as SprtDecision
+    from arena.stats.sprt import SprtParameters as SprtParameters
+    from arena.stats.sprt import elo_of_score as elo_of_score
+    from arena.stats.sprt import expected_score as expected_score
+    from arena.stats.sprt import log_likelihood_ratio as log_likelihood_ratio
+    from arena.stats.tally import ResultTally as ResultTally
 
-__all__ = ["elo_fit", "openskill_ratings", "Rating", "PairResult", "SprtParameters", "PairStats",
-           "log_likelihood_ratio", "expected_score", "elo_of_score", "ResultTally"]
-
-if TYPE_CHECKING:
-    from arena.stats.ratings import PairResult, Rating, elo_fit, openskill_ratings
-    from arena.stats.sprt import PairStats, SprtParameters, elo_of_score, expected_score, log_likelihood_ratio
-    from arena.stats.tally import ResultTally
-
-
-__getattr__, __dir__ = lazy_names(__name__, _WHERE, __all__)
+__getattr__, __dir__, __all__ = lazy_names(__name__)

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from enum import StrEnum
 
 from arena.stats.ratings import Z95
 
@@ -48,6 +49,16 @@ def elo_of_score(score: float) -> float:
 
 def normal_cdf(x: float) -> float:
     return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+class SprtDecision(StrEnum):
+    """What the SPRT decided; the value ('H0', 'H1') is the text `arena match` and
+    `arena sprt` print and write."""
+
+    H0 = "H0"
+    """B is not stronger than A by elo0: the candidate is rejected."""
+    H1 = "H1"
+    """B is stronger than A by elo1: the candidate is accepted."""
 
 
 @dataclass(frozen=True)
@@ -109,13 +120,13 @@ class SprtParameters:
         (0, 0.5, 1, 1.5, 2 points a pair) counts of B's results."""
         return log_likelihood_ratio(counts, self)
 
-    def decision(self, counts: list[int] | list[float]) -> str | None:
-        """'H1', 'H0', or None (go on) for these counts."""
+    def decision(self, counts: list[int] | list[float]) -> SprtDecision | None:
+        """H1, H0, or None (go on) for these counts."""
         llr = self.llr(counts)
         if llr >= self.upper_bound:
-            return "H1"
+            return SprtDecision.H1
         if llr <= self.lower_bound:
-            return "H0"
+            return SprtDecision.H0
         return None
 
 
@@ -172,8 +183,8 @@ class PairStats:
             return 1.0 if mean > 0.5 else 0.0 if mean < 0.5 else 0.5
         return normal_cdf((mean - 0.5) / math.sqrt(variance / total))
 
-    def decision(self, params: SprtParameters) -> str | None:
-        """'H1' (B is stronger by elo1), 'H0' (not stronger than elo0), or None (go on)."""
+    def decision(self, params: SprtParameters) -> SprtDecision | None:
+        """H1 (B is stronger by elo1), H0 (not stronger than elo0), or None (go on)."""
         return params.decision(self.counts)
 
 

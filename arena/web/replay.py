@@ -5,7 +5,7 @@ the file can be mailed, attached to an issue or opened offline."""
 
 from __future__ import annotations
 
-from arena.games import get_game
+from arena import games
 from arena.records.record import GameRecord
 from arena.web.frames import record_film, result_line
 from arena.web.page import page
@@ -16,7 +16,7 @@ def replay_page(record: GameRecord, level: int | None = None) -> str:
     `level` sets the highest level shown at first (games built in levels)."""
     film = record_film(record)
     data = film.to_json()
-    name = get_game(record.game_id).name
+    name = games.get(record.game_id).name
     players = " v ".join(record.players)
     tags = record.tags
     subtitle = " · ".join(part for part in (tags.get("Event"), tags.get("Date"), tags.get("Round") and

@@ -1,18 +1,81 @@
-"""A match between shipped bots through the real referee, for the bot tests: seeded
-bots, a per-move time limit on the CPU basis (the bots' play and faults are the point,
-not the machine's load: the bots plan on the clock they are charged), every game's
-record at hand for verification."""
+"""The one way tests play a match through the real referee (`run_match`: a test names
+the game, the bots, the time control and whichever other MatchConfig fields matter to
+it), and `match` for the bot tests: seeded bots, a per-move time limit on the CPU basis
+(the bots' play and faults are the point, not the machine's load: the bots plan on the
+clock they are charged), every game's record at hand for verification."""
 
 from __future__ import annotations
 
-import trio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field, fields
+from pathlib import Path
+from typing import TypedDict, Unpack
 
-from arena.games import get_game
+import trio
+import trio.testing
+
+from arena import games
+from arena.games.base import Game
 from arena.process.botnames import resolve_bot
-from arena.referee.match import MatchConfig, MatchResult, play_match
-from arena.referee.seeds import derived_bot_seed
+from arena.process.channel import Launcher
+from arena.process.spec import BotSpec, Limits, timed
+from arena.referee.match import MatchConfig, MatchResult, PlannedGame, play_match
+from arena.referee.openings import Opening
+from arena.referee.player import Timing
+from arena.referee.seeds import Deals, derived_bot_seed
 from arena.timecontrol import Basis, TimeControl
 from tests.helpers.exclusive import apart_from_stalls
+from tests.helpers.processes import ProcessGroups
+
+
+class Settings(TypedDict, total=False):
+    """MatchConfig's fields beyond the game, its options and the time control: a test
+    names the ones it cares about and every other keeps MatchConfig's default."""
+
+    seed: int
+    games: int
+    event: str
+    log_dir: Path | None
+    limits: Limits
+    timing: Timing
+    plan: tuple[PlannedGame, ...] | None
+    launcher: Launcher
+    chance_key: bytes
+    hidden: tuple[Path, ...]
+    log_protocol: bool
+    openings: tuple[Opening, ...]
+    random_opening: int
+    features: tuple[str, ...]
+    deals: Deals
+
+
+@dataclass
+class PlayedMatch(MatchResult):
+    """A match's result with what tests check beside it: every process group its bots
+    ran in, read from the launcher (a result keeps no such thing)."""
+
+    pgids: list[int] = field(default_factory=list)
+
+
+def run_match(game: str | Game, specs: list[BotSpec], control: TimeControl, *,
+              options: dict[str, str] | None = None, mock_clock: bool = False,
+              before_game: Callable[[int], Awaitable[None]] | None = None,
+              **settings: Unpack[Settings]) -> PlayedMatch:
+    """Play the match that `settings` describe between `specs` (one per seat). With
+    `mock_clock`, on Trio's MockClock jumping ahead whenever every task sleeps: fake bots
+    whose thinking is sleeping take no real time, and their times are exact."""
+    groups = ProcessGroups()
+    if "launcher" in settings:
+        settings["launcher"] = groups.launcher(settings["launcher"])
+    else:
+        settings["launcher"] = groups.launcher()
+    config = MatchConfig(games.get(game) if isinstance(game, str) else game, options or {}, **settings)
+
+    async def main() -> MatchResult:
+        return await play_match(config, timed(specs, control), before_game=before_game)
+
+    result = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0) if mock_clock else None)
+    return PlayedMatch(**{item.name: getattr(result, item.name) for item in fields(result)}, pgids=groups.pgids)
 
 
 def match(game_id: str, bots: list[str], games: int, per_move: float, seed: int = 1,
@@ -20,8 +83,7 @@ def match(game_id: str, bots: list[str], games: int, per_move: float, seed: int 
     """Play `games` games between `bots` (short names or commands), seats rotating."""
     specs = [resolve_bot(bot, game_id) for bot in bots]
     for index, spec in enumerate(specs):
-        spec.env["ARENA_BOT_SEED"] = str(derived_bot_seed(str(seed).encode(), index))
+        spec.bot_seed = derived_bot_seed(str(seed).encode(), index)
     control = TimeControl(per_move_s=per_move, basis=basis)
-    config = MatchConfig(get_game(game_id), options or {}, control, seed=seed, games=games)
     with apart_from_stalls():  # the bot tests assert no fault at a few hundred ms a move
-        return trio.run(play_match, config, specs)
+        return run_match(game_id, specs, control, options=options, seed=seed, games=games)

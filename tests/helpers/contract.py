@@ -1,14 +1,23 @@
 """The game contract, game by game: a seeded random game checked against the State
 interface (arena/games/base.py), with the game's own invariants (tests/helpers/
 game_hooks.py) after every ply and at the end, then written as a record, read back
-byte for byte and replayed through the rules."""
+byte for byte and replayed through the rules; and any string, at points of real
+games, a legal or an illegal action and never an error. Every function takes a game
+id, so any registered game gets the whole contract (tests/test_game_contract.py for
+the arena's games, tests/test_new_game.py for one made in a test)."""
 
 from __future__ import annotations
 
+import itertools
 import json
+import math
 import random
 
-from arena.games import CHANCE, TERMINAL, State, get_game
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from arena import games
+from arena.games import CHANCE, TERMINAL, Game, GameError, State
 from arena.games.base import competition_ranks
 from arena.records.reader import read_records
 from arena.records.record import GameRecord, Ply, turn_numbers
@@ -17,8 +26,24 @@ from arena.records.writer import write_records
 from arena.referee.outcome import GameSetup, game_tags
 from arena.termination import Termination
 from arena.timecontrol import TimeControl
-from tests.helpers.game_hooks import HOOKS, GameHooks
-from tests.helpers.hostile_actions import snapshot
+from tests.helpers.game_hooks import GameHooks, hooks_for
+from tests.helpers.hostile_actions import (
+    DIGITS,
+    EDGES,
+    HUGE,
+    check_verdict,
+    hostile_strings,
+    listed_actions,
+    renumbered_strings,
+    snapshot,
+)
+
+Setting = tuple[int, dict[str, str]]
+"""(seats, options)."""
+
+STRINGS = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                          HealthCheck.data_too_large])
+"""Hypothesis settings of the any-string checks."""
 
 MAX_PLIES = 5000
 """No game of the arena comes near it: BTT has at most 15 pyramids a seat, Roots 12
@@ -100,6 +125,18 @@ def check_chance_visibility(state: State, outcome: str) -> None:
             assert seen is None or isinstance(seen, str)
 
 
+def check_chance_outcomes(state: State, drawn: str) -> None:
+    """Where a game lists its chance outcomes (for the generic RL codec): distinct, each
+    with a probability above 0, together 1, the one drawn among them."""
+    try:
+        outcomes = state.chance_outcomes()
+    except GameError:
+        return  # the game leaves them to a codec of its own
+    names = [name for name, _ in outcomes]
+    assert len(set(names)) == len(names) and drawn in names, (drawn, names)
+    assert all(p > 0 for _, p in outcomes) and math.isclose(sum(p for _, p in outcomes), 1.0)
+
+
 def check_result(state: State) -> None:
     result = state.result()
     seats = state.num_seats
@@ -115,9 +152,9 @@ def play_and_check(game_id: str, seats: int, options: dict[str, str], seed: int,
     """One seeded random game under the contract: thorough, every decision is checked
     against the interface (and clones at some); either way the game's hooks check its
     invariants after every ply and at the end, and its record replays."""
-    hooks: GameHooks = HOOKS[game_id]
+    hooks: GameHooks = hooks_for(game_id)
     rng = random.Random(seed)
-    game = get_game(game_id)
+    game = games.get(game_id)
     options = game.resolve_options(options)
     state = game.new_state(seats, options)
     assert state.game is game
@@ -129,6 +166,7 @@ def play_and_check(game_id: str, seats: int, options: dict[str, str], seed: int,
             action = state.sample_chance(rng)
             if thorough:
                 check_chance_visibility(state, action)
+                check_chance_outcomes(state, action)
                 hooks.chance(state, action)
         else:
             if thorough:
@@ -153,7 +191,7 @@ def game_record(state: State, seed: int, actors: list[int], actions: list[str]) 
     plies = [Ply(turn, action, actor == CHANCE) for turn, action, actor in zip(turn_numbers(actors), actions, actors,
                                                                               strict=True)]
     result = state.result()
-    setup = GameSetup(state.game, dict(state.options), TimeControl(), seed)
+    setup = GameSetup(state.game, dict(state.options), (TimeControl(),) * state.num_seats, seed)
     names = [f"random-{s}" for s in range(state.num_seats)]
     tags = game_tags(setup, names, result.ranks, result.scores, Termination.NORMAL, "", len(plies))
     record = GameRecord(tags=tags, plies=plies)
@@ -163,3 +201,65 @@ def game_record(state: State, seed: int, actors: list[int], actions: list[str]) 
     assert verify(again[0]) == []
     return again[0]
 
+
+
+def settings_of(game_id: str) -> list[Setting]:
+    """Every seat count with every combination of the values the options list (options
+    with free values keep their defaults), then the settings the game's hooks add."""
+    game = games.get(game_id)
+    found: list[Setting] = []
+    listed = [o for o in game.options if o.choices]
+    for values in itertools.product(*(o.choices for o in listed)):
+        options = {o.name: v for o, v in zip(listed, values, strict=True)}
+        for seats in range(game.min_seats, game.max_seats + 1):
+            try:
+                game.check_seats(seats, game.resolve_options(options))
+            except ValueError:
+                continue  # a variant with its own seat counts (Blox's bridge: 2)
+            found.append((seats, options))
+    found.extend(hooks_for(game_id).settings)
+    return found
+
+
+def check_any_string(states: list[State], elsewhere: list[str], examples: settings = STRINGS) -> None:
+    """Strings near the actions of `states` and real actions of other games
+    (`elsewhere`), at those positions: each a legal or an illegal action."""
+    nearby = listed_actions(states)
+
+    @examples
+    @given(st.data())
+    def run(data: st.DataObject) -> None:
+        state = data.draw(st.sampled_from(states))
+        action = data.draw(hostile_strings(state.legal_actions() + nearby, elsewhere))
+        check_verdict(state, action)
+
+    run()
+
+
+def check_hostile_numbers(states: list[State]) -> None:
+    """Exhaustively, not by chance: at 8 or so positions, the first and last two listed
+    actions and a spread of the game's other actions, each number swapped for each
+    hostile number and each digit for each unicode digit."""
+    spread = listed_actions(states)[::80]
+    for state in states[::max(1, len(states) // 8)]:
+        before = snapshot(state)
+        legal = state.legal_actions()
+        for text in sorted(renumbered_strings(legal[:2] + legal[-2:] + spread)):
+            check_verdict(state, text, before)
+
+
+def check_option_values(game: Game, examples: settings = STRINGS) -> None:
+    """Any option names and values with any seat count: a game or a GameError."""
+    names = [o.name for o in game.options if o.name != "map"] or ["nothing"]
+    values = st.text(max_size=12) | st.sampled_from(HUGE + DIGITS + EDGES + ["wedge", "rect", "bridge", "3", "16"])
+
+    @settings(examples, max_examples=150)
+    @given(st.dictionaries(st.sampled_from(names) | st.text(max_size=6), values, max_size=3), st.integers(-3, 9))
+    def run(options: dict[str, str], seats: int) -> None:
+        try:
+            state = game.new_state(seats, options)
+        except GameError:
+            return
+        assert state.num_seats == seats
+
+    run()

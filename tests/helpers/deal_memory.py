@@ -54,7 +54,7 @@ def timed_league(folder: Path, seats: int, bots: int, games: int, concurrency: i
 
 def recorder(name: str, seed: int, folder: Path) -> BotSpec:
     """A sandboxable recording bot (its lines go to its stderr log) whose script is in `folder`."""
-    return BotSpec(name, [sys.executable, str(folder / RECORDER.name)], str(folder), {"ARENA_BOT_SEED": str(seed)})
+    return BotSpec(name, [sys.executable, str(folder / RECORDER.name)], str(folder), bot_seed=seed)
 
 
 def tiles_named(message: dict[str, Any]) -> set[str]:

@@ -8,17 +8,16 @@ import os
 from pathlib import Path
 
 import pytest
-import trio
 
-from arena.games import get_game
 from arena.process.bot_process import processes_in_group
 from arena.process.botnames import resolve_bot
 from arena.process.sandbox import probe
 from arena.process.spec import BotSpec, Limits
 from arena.records.replay import verify
-from arena.referee.match import MatchConfig, MatchResult, play_match
+from arena.referee.match import MatchResult
 from arena.referee.player import Timing
 from arena.timecontrol import TimeControl
+from tests.helpers.botmatch import PlayedMatch, run_match
 from tests.helpers.processes import processes_with
 
 SEATINGS = [2, 3]
@@ -48,7 +47,7 @@ def honest(game: str = "btt") -> BotSpec:
 
 def play(specs: list[BotSpec], logs: Path, game: str = "btt", games: int = 1, per_move: float = 3.0,
          limits: Limits = Limits(), hidden: tuple[Path, ...] = (), options: dict[str, str] | None = None,
-         seed: int = 4) -> MatchResult:
+         seed: int = 4) -> PlayedMatch:
     """A match at `per_move` a decision on the wall clock (an attack may be a stall),
     but the honest rivals' on the CPU basis, and a start-up limit no loaded machine
     reaches (a sandbox masking hundreds of files, a JVM compiling its bot): a loaded
@@ -56,10 +55,9 @@ def play(specs: list[BotSpec], logs: Path, game: str = "btt", games: int = 1, pe
     for spec in specs:
         if spec.name == "random" and spec.time_control is None:
             spec.time_control = TimeControl(per_move_s=per_move, basis="cpu")
-    config = MatchConfig(get_game(game), options or {}, TimeControl(per_move_s=per_move), seed=seed, games=games,
-                         log_dir=logs, limits=limits, timing=Timing(startup_s=60.0, grace_s=0.05), hidden=hidden,
-                         chance_key=b"escape-suite")
-    result = trio.run(play_match, config, specs)
+    result = run_match(game, specs, TimeControl(per_move_s=per_move), options=options, seed=seed, games=games,
+                       log_dir=logs, limits=limits, timing=Timing(startup_s=60.0, grace_s=0.05), hidden=hidden,
+                       chance_key=b"escape-suite")
     for pgid in result.pgids:
         assert processes_in_group(pgid) == []
     return result

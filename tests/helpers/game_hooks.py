@@ -2,7 +2,8 @@
 it is played in beyond every seat count and listed option value, how many seeded
 random games the default and the slow suites play, and its own invariants, checked
 after every ply, at the end, and (in thorough games) at chance and at decisions.
-These replace the per-game self-play loops the game tests once had."""
+These replace the per-game self-play loops the game tests once had. A game with no
+entry here gets the contract alone (`hooks_for`)."""
 
 from __future__ import annotations
 
@@ -167,3 +168,11 @@ HOOKS: dict[str, GameHooks] = {
 }
 """Per game: the default suite plays a few hundred games each (Blox: 32, its games
 are long), the slow suite thousands."""
+
+DEFAULT = GameHooks(games=300, thorough=25, slow_games=3000)
+"""A game without hooks of its own: the contract alone, a few hundred games per setting."""
+
+
+def hooks_for(game_id: str) -> GameHooks:
+    """The game's hooks, or the contract alone for a game that has none (a new game)."""
+    return HOOKS.get(game_id, DEFAULT)

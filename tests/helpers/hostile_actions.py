@@ -10,7 +10,8 @@ import random
 
 from hypothesis import strategies as st
 
-from arena.games import CHANCE, TERMINAL, IllegalAction, State, get_game
+from arena import games
+from arena.games import CHANCE, TERMINAL, IllegalAction, State
 
 HUGE = ["9" * 5000, "1" + "0" * 4300, "-" + "9" * 4400, "0" * 6000 + "1"]
 """Past Python's 4300-digit limit for int(): int() raises ValueError on them."""
@@ -32,7 +33,7 @@ def positions(game_id: str, settings: list[tuple[int, dict[str, str]]]) -> list[
     """A few points of a real seeded random game in each (seats, options) setting: the
     start, the first and last chance decisions when the game has them, early, middle
     and late decisions, and the end."""
-    game = get_game(game_id)
+    game = games.get(game_id)
     found: list[State] = []
     for seats, options in settings:
         rng = random.Random(seats)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arena.games import get_game
+from arena import games
 from arena.games.roots import RootsState
 from arena.games.roots_map import build_map
 
-GAME = get_game("roots")
+GAME = games.get("roots")
 
 
 def new(radius: int = 4) -> RootsState:

@@ -3,11 +3,12 @@ from tile names, and a brute-force reading of the rules' legal actions."""
 
 from __future__ import annotations
 
-from arena.games import CHANCE, get_game
+from arena import games
+from arena.games import CHANCE
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import Move, Tile, fits_above
 
-GAME = get_game("the-tree")
+GAME = games.get("the-tree")
 PERFT_DEAL = ("67,34,02,55,26,45,35,24,66,13,14,25,05,01,12,57,77,47,33,16,44,00,46,03,06,37,15,27,22,17,"
               "36,56,07,23,04,11")
 

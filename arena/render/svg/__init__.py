@@ -1,6 +1,7 @@
-"""Board pictures in SVG, one module per game (arena/render/svg/<game>.py), pure
-functions from a state to text, sharing one palette (palette.py) and one writer
-(draw.py). The replay page, the live page and a person's page all show these.
+"""Board pictures in SVG, one module per game (arena/render/svg/<game>.py, named by
+the game's `module_name`), pure functions from a state to text, sharing one palette
+(palette.py) and one writer (draw.py); a game without one gets plain.py's picture of
+its observation. The replay page, the live page and a person's page all show these.
 
 Each game module provides:
 
@@ -23,9 +24,11 @@ quarter turn each; the page shows the one of its `data-rot`) and `class="lv lv-N
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from dataclasses import dataclass
 from types import ModuleType
 
+from arena.games import module_name_of
 from arena.games.base import State
 
 
@@ -46,7 +49,15 @@ class View:
 
 
 def _module(game_id: str) -> ModuleType:
-    return importlib.import_module(f"arena.render.svg.{game_id.replace('-', '_')}")
+    """The game's own drawing module (named by its `module_name`), else the picture
+    any game gets (plain.py): a module of that name without `draw` is this package's
+    own (draw.py, palette.py), not a game's."""
+    name = module_name_of(game_id)
+    if importlib.util.find_spec(f"{__name__}.{name}") is not None:
+        module = importlib.import_module(f"{__name__}.{name}")
+        if hasattr(module, "draw"):
+            return module
+    return importlib.import_module(f"{__name__}.plain")
 
 
 def svg_state(game_id: str, state: State, view: View) -> str:
