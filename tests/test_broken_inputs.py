@@ -153,7 +153,7 @@ def test_a_full_disk_stops_the_league_cleanly_and_it_resumes(tmp_path: Path, mon
 
 def test_a_full_disk_for_the_records_file_stops_the_league_and_it_resumes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from arena.records.files import append_record as original
+    from arena.records.files import append as original
 
     appended: list[int] = []
 
@@ -163,14 +163,14 @@ def test_a_full_disk_for_the_records_file_stops_the_league_and_it_resumes(
         appended.append(1)
         original(path, record)
 
-    monkeypatch.setattr("arena.league.runner.append_record", third_fails)
+    monkeypatch.setattr("arena.league.runner.append", third_fails)
     path = league_file(tmp_path)
     result = cli("league", "run", str(path), "-q")
     assert result.exit_code == 2
     assert "No space left on device); every finished game is stored in" in one_line(result)
     league = load_league(path)
     assert len(read_record_file(league.records)) == 2
-    monkeypatch.setattr("arena.league.runner.append_record", original)
+    monkeypatch.setattr("arena.league.runner.append", original)
     assert cli("league", "run", str(path), "-q").exit_code == 0
     assert len(read_record_file(league.records)) == 6
     assert cli("verify", str(league.records)).exit_code == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.records.files import read_record_file
-from arena.records.writer import write_records
+from arena.records.writer import write_all
 from tests.helpers.cli import exit_and_output as invoke
 from tests.helpers.exclusive import apart_from_stalls
 
@@ -63,7 +63,7 @@ def test_play_writes_a_record_that_verifies_and_replays(tmp_path: Path) -> None:
     assert code == 0, out
     games = read_record_file(record)
     assert len(games) == 2
-    assert write_records(games) == record.read_text()  # the match file round-trips byte for byte
+    assert write_all(games) == record.read_text()  # the match file round-trips byte for byte
     assert [g.tags["Player0"] for g in games] == ["random", "random-2"]
     assert [g.tags["Player1"] for g in games] == ["random-2", "random"]
     code, out = invoke("verify", str(record))
@@ -79,7 +79,7 @@ def test_verify_rejects_a_tampered_record(tmp_path: Path) -> None:
     assert invoke("play", "btt", "random", "random", "--out", str(record))[0] == 0
     games = read_record_file(record)
     games[0].tags["Ranks"] = "2,1" if games[0].tags["Ranks"] == "1,2" else "1,2"
-    record.write_text(write_records(games))
+    record.write_text(write_all(games))
     code, out = invoke("verify", str(record))
     assert code == 1 and "failed verification" in out
 

@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arena.records.reader import read_records
+from arena.records.reader import read_text
 from arena.records.replay import verify
-from arena.records.writer import write_records
+from arena.records.writer import write_all
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 
@@ -22,11 +22,11 @@ def test_the_record_examples_verify_and_round_trip() -> None:
     blocks = [b for b in code_blocks(DOCS / "records.md") if b.lstrip().startswith("[Event")]
     assert blocks, "docs/records.md has no complete record example"
     for block in blocks:
-        games = read_records(block)
+        games = read_text(block)
         assert games
         for index, game in enumerate(games):
             assert verify(game, index) == [], (index, game.tags.get("Round"))
-        assert write_records(games) == block
+        assert write_all(games) == block
 
 
 def test_every_json_example_of_the_protocol_is_a_message_as_the_referee_writes_it() -> None:

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from arena import records
 from arena.league.config import LeagueFileError, load_league
-from arena.records.reader import read_records
+from arena.records.reader import read_text
 from arena.records.record import RecordSyntaxError
 from arena.records.replay import verify
 from protocol.codec import ProtocolError, decode_bot
@@ -81,7 +81,7 @@ record_like = st.lists(record_tokens | st.text(max_size=6), max_size=60).map("".
 
 def check_record_text(text: str) -> None:
     try:
-        games = read_records(text)
+        games = read_text(text)
     except RecordSyntaxError as exc:
         assert exc.line >= 1 and exc.column >= 1 and len(str(exc)) < 400
         return

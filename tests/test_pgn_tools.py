@@ -12,7 +12,7 @@ import chess.pgn
 import pytest
 
 from arena import records
-from arena.records.reader import read_records
+from arena.records.reader import read_text
 from arena.records.record import RecordSyntaxError, pgn_result
 from arena.records.replay import verify
 from tests.helpers.cli import run_cli
@@ -45,17 +45,17 @@ def test_a_generic_pgn_reader_lists_every_game_with_its_seven_tags(tmp_path: Pat
 
 def test_the_marker_ends_the_move_text_and_must_match_the_result() -> None:
     base = '[Game "btt"]\n[Seats "2"]\n[Result "1-0"]\n\n1. Nd4 2. Re4 1-0\n'
-    assert [p.action for p in read_records(base)[0].plies] == ["Nd4", "Re4"]
+    assert [p.action for p in read_text(base)[0].plies] == ["Nd4", "Re4"]
     with pytest.raises(RecordSyntaxError, match="Result tag says 1-0"):
-        read_records(base.replace("Re4 1-0", "Re4 0-1"))
+        read_text(base.replace("Re4 1-0", "Re4 0-1"))
     with pytest.raises(RecordSyntaxError, match="text after the game's termination marker"):
-        read_records(base.replace("Re4 1-0", "Re4 1-0 Nc3"))
+        read_text(base.replace("Re4 1-0", "Re4 1-0 Nc3"))
     old = '[Game "btt"]\n[Seats "2"]\n\n1. Nd4 2. Re4\n'
-    assert len(read_records(old)[0].plies) == 2  # records without the marker still read
+    assert len(read_text(old)[0].plies) == 2  # records without the marker still read
 
 
 def test_an_action_that_looks_like_a_marker_is_quoted() -> None:
-    record = read_records('[Game "x"]\n[Seats "1"]\n[Result "*"]\n\n1. "1-0" "*" *\n')[0]
+    record = read_text('[Game "x"]\n[Seats "1"]\n[Result "*"]\n\n1. "1-0" "*" *\n')[0]
     assert [p.action for p in record.plies] == ["1-0", "*"]
     assert records.write(record).endswith('1. "1-0" "*" *\n')
 
@@ -63,10 +63,10 @@ def test_an_action_that_looks_like_a_marker_is_quoted() -> None:
 def test_verify_checks_the_result_against_the_ranks(tmp_path: Path) -> None:
     out = tmp_path / "g.pgn"
     assert run_cli("play", "btt", "random", "random", "--out", str(out), "-q").exit_code == 0
-    record = read_records(out.read_text())[0]
+    record = read_text(out.read_text())[0]
     assert verify(record) == []
     wrong = "0-1" if record.tags["Result"] == "1-0" else "1-0"
     text = out.read_text().replace(f'[Result "{record.tags["Result"]}"]', f'[Result "{wrong}"]')
     text = text.rstrip()[: -len(record.tags["Result"])] + wrong + "\n"
-    problems = verify(read_records(io.StringIO(text).read())[0])
+    problems = verify(read_text(io.StringIO(text).read())[0])
     assert any("Result tag" in p.message for p in problems)

@@ -12,8 +12,8 @@ import pytest
 from arena import records
 from arena.games import GAMES
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Option, Result, State, competition_ranks
-from arena.records.files import append_record, read_record_file
-from arena.records.reader import read_records
+from arena.records.files import append, read_record_file
+from arena.records.reader import read_text
 from arena.records.record import (
     GameRecord,
     Ply,
@@ -24,7 +24,7 @@ from arena.records.record import (
     turn_numbers,
 )
 from arena.records.replay import Problem, ReplayError, replay, state_at, verify
-from arena.records.writer import LINE_WIDTH, write_records
+from arena.records.writer import LINE_WIDTH, write_all
 
 # ---- a tiny game with multi-decision turns and chance -----------------------------------
 
@@ -157,8 +157,8 @@ TWO_GAMES = """\
 
 
 def test_reading_then_writing_is_byte_identical() -> None:
-    games = read_records(TWO_GAMES)
-    assert write_records(games) == TWO_GAMES
+    games = read_text(TWO_GAMES)
+    assert write_all(games) == TWO_GAMES
     first, second = games
     assert list(first.tags)[:3] == ["Event", "Date", "Round"]
     assert first.tags["Event"] == 'club night "spring"'
@@ -172,9 +172,9 @@ def test_reading_then_writing_is_byte_identical() -> None:
 
 def test_records_survive_write_and_read_unchanged() -> None:
     games = [play_count(seed, seats) for seed, seats in ((1, 2), (2, 3), (3, 1))]
-    text = write_records(games)
-    assert read_records(text) == games
-    assert write_records(read_records(text)) == text
+    text = write_all(games)
+    assert read_text(text) == games
+    assert write_all(read_text(text)) == text
 
 
 @pytest.mark.parametrize("action", [
@@ -184,7 +184,7 @@ def test_records_survive_write_and_read_unchanged() -> None:
 def test_any_action_reads_back_as_written(action: str) -> None:
     game = GameRecord({"Game": "g", "Seats": "1"}, [Ply(1, action), Ply(2, action, chance=True, comment="c")])
     text = records.write(game)
-    assert read_records(text) == [game]
+    assert read_text(text) == [game]
     assert all("\n" not in line for line in text.splitlines())
 
 
@@ -195,7 +195,7 @@ def test_plain_actions_stay_unquoted_and_awkward_ones_are_quoted() -> None:
 
 def test_comments_lose_closing_braces_and_line_breaks() -> None:
     game = GameRecord({"Game": "g", "Seats": "1"}, [Ply(1, "a", comment="x}y\nz")])
-    assert read_records(records.write(game))[0].plies[0].comment == "x)y z"
+    assert read_text(records.write(game))[0].plies[0].comment == "x)y z"
 
 
 def test_move_text_wraps_at_token_boundaries() -> None:
@@ -207,7 +207,7 @@ def test_move_text_wraps_at_token_boundaries() -> None:
     assert move_lines[-1] == "{" + "x" * 90 + "}"  # a token longer than a line gets a line of its own
     assert not any(line.endswith(".") for line in move_lines)  # a turn number stays with its action
     assert all(line.endswith("}") for line in move_lines[:-2])  # and an action with its comment
-    assert read_records(text)[0].plies == plies
+    assert read_text(text)[0].plies == plies
 
 
 def test_tags_are_written_in_standard_order_then_insertion_order() -> None:
@@ -219,8 +219,8 @@ def test_tags_are_written_in_standard_order_then_insertion_order() -> None:
 
 def test_bom_and_crlf_are_accepted() -> None:
     crlf = "\ufeff" + TWO_GAMES.replace("\n", "\r\n")
-    assert read_records(crlf) == read_records(TWO_GAMES)
-    assert read_records("") == [] and read_records("\n \n") == []
+    assert read_text(crlf) == read_text(TWO_GAMES)
+    assert read_text("") == [] and read_text("\n \n") == []
 
 
 def test_the_writer_refuses_records_it_could_not_read_back() -> None:
@@ -268,7 +268,7 @@ HEAD = '[Game "count"]\n[Seats "2"]\n\n'
 ])
 def test_reader_errors_name_the_line_and_the_problem(text: str, line: int, column: int, message: str) -> None:
     with pytest.raises(RecordSyntaxError) as caught:
-        read_records(text)
+        read_text(text)
     assert (caught.value.line, caught.value.column) == (line, column), caught.value
     assert message in caught.value.message
     assert str(caught.value).startswith(f"line {line}, column {column}: ")
@@ -276,7 +276,7 @@ def test_reader_errors_name_the_line_and_the_problem(text: str, line: int, colum
 
 def test_reader_raises_only_syntax_errors_on_mangled_text() -> None:
     rng = random.Random(5)
-    source = write_records([play_count(1), play_count(2, 3)]) + TWO_GAMES
+    source = write_all([play_count(1), play_count(2, 3)]) + TWO_GAMES
     alphabet = '"\\{}[]~;.1 \n\r\tx\u00e9'
     for _ in range(400):
         chars = list(source)
@@ -291,12 +291,12 @@ def test_reader_raises_only_syntax_errors_on_mangled_text() -> None:
                 chars.insert(pos, rng.choice(alphabet))
         text = "".join(chars)
         try:
-            games = read_records(text)
+            games = read_text(text)
         except RecordSyntaxError as exc:
             assert exc.line >= 1 and exc.column >= 1
             continue
         for game in games:  # whatever reads also writes, and reads back equal
-            assert read_records(records.write(game)) == [game]
+            assert read_text(records.write(game)) == [game]
             game.seats, game.options, game.ranks, game.scores  # noqa: B018 - the properties never fail
 
 
@@ -328,7 +328,7 @@ def test_ranks_and_scores_are_formatted_like_for_like() -> None:
 
 
 def test_record_properties_parse_the_tags() -> None:
-    game = read_records(TWO_GAMES)[0]
+    game = read_text(TWO_GAMES)[0]
     assert (game.game_id, game.seats, game.options) == ("count", 2, {"target": "6"})
     assert (game.players, game.ranks, game.scores, game.termination) == (
         ["greedy", "random"], (1, 2), (7.0, 4.0), "normal")
@@ -343,7 +343,7 @@ def test_a_correct_record_verifies_and_replays_every_state() -> None:
     for seed in range(20):
         record = play_count(seed, 1 + seed % 3)
         assert verify(record) == [], seed
-    record = read_records(records.write(play_count(3)))[0]
+    record = read_text(records.write(play_count(3)))[0]
     steps = list(replay(record))
     assert [index for index, _, _ in steps] == list(range(len(record.plies) + 1))
     assert steps[0][1] is None and steps[-1][2].current() == TERMINAL
@@ -452,15 +452,15 @@ def test_append_record_builds_a_file_of_all_games(tmp_path: Path) -> None:
     path.parent.mkdir()
     games = [play_count(seed, 1 + seed % 3) for seed in range(5)]
     for game in games:
-        append_record(path, game)
-    assert path.read_text() == write_records(games)
+        append(path, game)
+    assert path.read_text() == write_all(games)
     assert read_record_file(path) == games
 
 
 def test_append_after_a_torn_last_line_starts_a_fresh_line(tmp_path: Path) -> None:
     path = tmp_path / "games.pgn"
     path.write_text(records.write(play_count(1))[:-1])  # the final newline never reached the disk
-    append_record(path, play_count(2))
+    append(path, play_count(2))
     assert read_record_file(path) == [play_count(1), play_count(2)]
 
 
@@ -488,23 +488,23 @@ def btt_records() -> Iterator[GameRecord]:
 
 def test_btt_records_round_trip_and_verify() -> None:
     games = list(btt_records())
-    text = write_records(games)
-    assert read_records(text) == games and write_records(read_records(text)) == text
+    text = write_all(games)
+    assert read_text(text) == games and write_all(read_text(text)) == text
     assert [verify(game, i) for i, game in enumerate(games)] == [[], []]
 
 
 def test_the_documented_example_round_trips_and_its_btt_game_verifies() -> None:
     doc = (Path(__file__).parent.parent / "docs" / "records.md").read_text()
     example = doc.split("```\n", 2)[1]
-    games = read_records(example)
-    assert write_records(games) == example
+    games = read_text(example)
+    assert write_all(games) == example
     assert [g.game_id for g in games] == ["btt", "roots"]
     assert games[1].plies[2] == Ply(3, "roll 2,2,2,2,4,5/", chance=True)
     assert [verify(game) for game in games] == [[], []]
 
 
 def _append_many(path: str, writer: int, count: int) -> None:
-    from arena.records.files import append_record as append
+    from arena.records.files import append
     from arena.records.record import GameRecord as Record
     from arena.records.record import Ply as P
 

@@ -13,7 +13,7 @@ import pytest
 
 from arena import games
 from arena.games import CHANCE, GAMES, TERMINAL
-from arena.records.files import append_record
+from arena.records.files import append
 from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.referee.outcome import GameSetup, game_tags
 from arena.termination import Termination
@@ -100,7 +100,7 @@ def test_a_long_roots_game_page_stays_small() -> None:
 
 def test_replay_html_writes_the_file_and_names_a_bad_path(tmp_path: Path) -> None:
     records = tmp_path / "games.pgn"
-    append_record(records, random_game_record("treeblox", 2, 3, {}))
+    append(records, random_game_record("treeblox", 2, 3, {}))
     out = tmp_path / "game.html"
     result = run_cli("replay", str(records), "--html", str(out))
     assert result.exit_code == 0 and "wrote" in result.output

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from arena.records.files import read_record_file
 from arena.records.replay import verify
-from arena.records.writer import write_records
+from arena.records.writer import write_all
 from arena.referee.seeds import cycle_seed
 from arena.session.rerun import chance_mismatch, game_seed
 from tests.helpers.cli import run_cli
@@ -73,7 +73,7 @@ def test_a_record_made_before_the_cycle_tag_is_still_read_verified_and_played_ag
     del old.tags["Cycle"]
     old.tags["Seed"] = str(cycle_seed(7, 1))  # how the arena wrote it before: the game's own seed
     legacy = tmp_path / "legacy.pgn"
-    legacy.write_text(write_records([old]))
+    legacy.write_text(write_all([old]))
     assert verify(read_record_file(legacy)[0], 0) == []
     assert game_seed(read_record_file(legacy)[0]) == (7001, None)
     text = rerun(legacy, SEEDED, SEEDED)

@@ -16,7 +16,7 @@ from arena.league.config import load_league
 from arena.process.cgroups import cgroup_support
 from arena.process.sandbox import probe
 from arena.records.files import read_record_file
-from arena.records.reader import read_records
+from arena.records.reader import read_text
 from tests.helpers.cli import run_cli
 from tests.helpers.scripts import first_legal_bot
 
@@ -90,7 +90,7 @@ def test_each_move_records_the_bots_cpu_time_and_reads_back(tmp_path: Path) -> N
     assert all(p.elapsed_ms is not None for p in bot_plies)
     assert any(p.cpu_ms is not None and p.cpu_ms >= 0 for p in bot_plies)
     text = records.write(record)
-    assert " cpu=" in text and records.write(read_records(text)[0]) == text
+    assert " cpu=" in text and records.write(read_text(text)[0]) == text
 
 
 SPINNER = first_legal_bot("spinner", """

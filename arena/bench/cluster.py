@@ -18,7 +18,7 @@ from arena import games
 from arena.league.config import BotEntry, LeagueFile, TimeSection, resolve_league
 from arena.league.executor import Executor, LocalExecutor
 from arena.league.runner import LeagueRunner, open_league
-from arena.records.files import append_record
+from arena.records.files import append
 from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.referee.outcome import GameSetup, game_tags
 from arena.termination import Termination
@@ -114,7 +114,7 @@ def store_rate(folder: Path, games: int = 400) -> float:
         for k, game in enumerate(schedule):
             record = records[k % len(records)]
             store.save_game(game, (1, 2), (5.0, 3.0), [], "normal", record)
-            append_record(league.records, record)
+            append(league.records, record)
     finally:
         store.close()
     return len(schedule) / (time.perf_counter() - begin)

@@ -7,7 +7,7 @@ from typing import Any
 
 from arena import records
 from arena.process.faults import SeatFault
-from arena.records.reader import read_records
+from arena.records.reader import read_text
 from arena.referee.outcome import GameOutcome
 from arena.termination import Termination
 
@@ -25,7 +25,7 @@ def report(index: int, outcome: GameOutcome) -> dict[str, Any]:
 
 def outcome(data: dict[str, Any]) -> GameOutcome:
     """The GameOutcome a report describes (its record read back from text)."""
-    record = read_records(str(data["record"]))[0]
+    record = read_text(str(data["record"]))[0]
     faults = [SeatFault(int(f["seat"]), Termination(f["reason"]), str(f["detail"]), int(f["ply"]))
               for f in data["faults"]]
     scores = None if data["scores"] is None else tuple(float(s) for s in data["scores"])

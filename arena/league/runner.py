@@ -20,7 +20,7 @@ from arena.league.schedule import ScheduledGame, game_origin, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay
 from arena.process.spec import BotSpec
-from arena.records.files import append_record
+from arena.records.files import append
 from arena.records.record import Ply
 from arena.referee.match import MatchConfig, PlannedGame, opening_of_cycle
 from arena.referee.outcome import GameOutcome
@@ -213,7 +213,7 @@ class LeagueRunner:
         if not self.store.save_game(game, outcome.ranks, outcome.scores, faults, outcome.termination, outcome.record):
             return False
         try:
-            append_record(self.league.records, outcome.record)
+            append(self.league.records, outcome.record)
         except OSError as exc:
             raise LeagueStoreError(
                 f"cannot append to {self.league.records} ({exc.strerror}); every finished game is stored in "

@@ -339,7 +339,7 @@ class LeagueStore:
 
 
 def _separator(before: bytes) -> bytes:
-    """What append_record writes between a file's last game and the next one."""
+    """What append writes between a file's last game and the next one."""
     if not before:
         return b""
     return b"\n" if before.endswith(b"\n") else b"\n\n"

@@ -10,14 +10,11 @@ verification through the rules, and the self-contained HTML viewer.
 from __future__ import annotations
 
 from arena.records import replay as _replay_module
-from arena.records.files import append_record as append
-from arena.records.files import read
-from arena.records.reader import iter_records
-from arena.records.reader import read_records as read_text
+from arena.records.files import append, read
+from arena.records.reader import iter_records, read_text
 from arena.records.record import GameRecord, Ply, RecordSyntaxError
 from arena.records.replay import Problem, ReplayError, initial_state, state_at, turn_frames, verify
-from arena.records.writer import write
-from arena.records.writer import write_records as write_all
+from arena.records.writer import write, write_all
 
 replay = _replay_module.replay
 """(0, None, initial state), then (i, ply i, state after it) for each ply of a record."""

@@ -57,7 +57,7 @@ def holds_records(path: str | os.PathLike[str]) -> bool:
     return not head or head.startswith(b"[")
 
 
-def append_record(path: str | os.PathLike[str], game: GameRecord) -> None:
+def append(path: str | os.PathLike[str], game: GameRecord) -> None:
     """Append one game to a record file (created if missing) with a single write, then
     fsync, so a crash can at worst tear the game being written, never an earlier one.
     A torn last line left by an earlier crash is ended first, so the new game still

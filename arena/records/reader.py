@@ -124,7 +124,7 @@ MAX_TAGS: Final = 1000
 """Most tags one game may hold."""
 
 
-def read_records(text: str) -> list[GameRecord]:
+def read_text(text: str) -> list[GameRecord]:
     """Every game in a record text. Accepts a leading BOM and CRLF line ends; raises
     RecordSyntaxError (1-based line and column) on anything else that is not the format."""
     return list(iter_records(text.split("\n")))

@@ -29,7 +29,7 @@ def write(game: GameRecord) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_records(games: Iterable[GameRecord]) -> str:
+def write_all(games: Iterable[GameRecord]) -> str:
     """Several games, a blank line between them."""
     return "\n".join(write(game) for game in games)
 

@@ -18,7 +18,7 @@ import trio
 from arena import records
 from arena.errors import ArenaError
 from arena.process.spec import BotSpec
-from arena.records.files import append_record
+from arena.records.files import append
 from arena.referee.match import AsyncGameDone, GameDone, MatchConfig, MatchResult, play_match
 from arena.referee.outcome import GameOutcome
 from arena.referee.referee import Watcher
@@ -38,14 +38,14 @@ def save_record(out: Path, outcome: GameOutcome, log_dir: Path | None) -> None:
     """Append a finished game to the records file; if that fails (a full disk), keep the
     game in the log folder and stop the match with a RecordWriteError."""
     try:
-        append_record(out, outcome.record)
+        append(out, outcome.record)
         return
     except OSError as exc:
         problem = exc.strerror or str(exc)
     kept = ""
     if log_dir is not None:
         try:
-            append_record(log_dir / "unsaved-games.pgn", outcome.record)
+            append(log_dir / "unsaved-games.pgn", outcome.record)
             kept = f"; this game was saved in {log_dir / 'unsaved-games.pgn'}"
         except OSError:
             pass

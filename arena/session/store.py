@@ -22,8 +22,8 @@ from typing import Any
 from arena.league.schedule import ScheduledGame
 from arena.league.store import IdentityChanged, LeagueStore, LeagueStoreError, RecordsPrefix, StoredFault
 from arena.process.faults import SeatFault
-from arena.records.files import append_record
-from arena.records.reader import read_records
+from arena.records.files import append
+from arena.records.reader import read_text
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import Deals, cycle_seed, deal_number, rotated
 from arena.termination import Termination
@@ -134,7 +134,7 @@ class MatchStore:
         texts = self.store.records_by_index()
         kept = []
         for game in self.store.games():
-            record = read_records(texts[game.index])[0]
+            record = read_text(texts[game.index])[0]
             faults = [SeatFault(f.seat, Termination(f.reason), f.detail, f.ply) for f in game.faults]
             outcome = GameOutcome(record, game.ranks, game.scores, faults, Termination(game.termination), game.plies)
             kept.append(StoredMatchGame(game.index, game.seats, outcome))
@@ -161,7 +161,7 @@ class MatchStore:
         if not self.store.save_game(game, outcome.ranks, outcome.scores, faults, outcome.termination, outcome.record):
             return False
         try:
-            append_record(self.out, outcome.record)
+            append(self.out, outcome.record)
         except OSError as exc:
             raise MatchStoreError(
                 f"cannot append to {self.out} ({exc.strerror}); every finished game is stored in {self.path}: fix "

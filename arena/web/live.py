@@ -17,7 +17,7 @@ from arena.league.config import League
 from arena.league.standings import anchor_line, compute_standings, leaderboard_rows, restrict
 from arena.league.store import StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay, GameUnderWay, read_live_file
-from arena.records.reader import read_records
+from arena.records.reader import read_text
 from arena.render.svg import View, svg_defs, svg_state
 from arena.web.frames import ply_label
 from arena.web.page import page
@@ -245,7 +245,7 @@ class LivePage:
         text = self.results.record_text(int(tail))
         if text is None:
             return Reply.text(f"game {tail} is not finished (or not in this league)", 404)
-        record = read_records(text)[0]
+        record = read_text(text)[0]
         return Reply(replay_page(record).encode())
 
 

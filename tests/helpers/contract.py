@@ -19,10 +19,10 @@ from hypothesis import strategies as st
 from arena import games
 from arena.games import CHANCE, TERMINAL, Game, GameError, State
 from arena.games.base import competition_ranks
-from arena.records.reader import read_records
+from arena.records.reader import read_text
 from arena.records.record import GameRecord, Ply, turn_numbers
 from arena.records.replay import verify
-from arena.records.writer import write_records
+from arena.records.writer import write_all
 from arena.referee.outcome import GameSetup, game_tags
 from arena.termination import Termination
 from arena.timecontrol import TimeControl
@@ -195,9 +195,9 @@ def game_record(state: State, seed: int, actors: list[int], actions: list[str]) 
     names = [f"random-{s}" for s in range(state.num_seats)]
     tags = game_tags(setup, names, result.ranks, result.scores, Termination.NORMAL, "", len(plies))
     record = GameRecord(tags=tags, plies=plies)
-    text = write_records([record])
-    again = read_records(text)
-    assert len(again) == 1 and write_records(again) == text, "a record reads back byte for byte"
+    text = write_all([record])
+    again = read_text(text)
+    assert len(again) == 1 and write_all(again) == text, "a record reads back byte for byte"
     assert verify(again[0]) == []
     return again[0]
 
