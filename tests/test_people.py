@@ -4,11 +4,14 @@ again, The Tree's other hands hidden) plays whole games recorded like any bot's;
 
 from __future__ import annotations
 
+import json
+import random
 import subprocess
 import sys
 from pathlib import Path
 
 import trio
+from rich.console import Console
 
 from arena import games
 from arena.people.seat import SeatView
@@ -134,3 +137,34 @@ def test_text_that_looks_like_markup_is_shown_as_typed_and_named(tmp_path: Path)
     assert done.returncode == 0, done.stderr
     assert "'[/oops]' is not one of the" in done.stdout and "[/x] [bold] played" in done.stdout
     assert read_record_file(out)[0].termination == "normal"
+
+
+def test_a_person_at_a_seat_of_a_game_without_a_seat_view_sees_only_that_seat() -> None:
+    """No game id in the people layer: the seat view comes from the game's render
+    module, else (hidden information) the seat's own observation, never another hand."""
+    from arena.games import CHANCE, GAMES
+    from arena.games.the_tree import TheTree, TheTreeState
+    from arena.render import render_seat
+    from arena.render.the_tree import render_the_tree_seat
+
+    class Hidden(TheTree):
+        id = "hidden-copy"
+
+    state, rng = TheTree().new_state(3), random.Random(3)
+    while state.current() == CHANCE:
+        state.apply(state.sample_chance(rng))
+    assert isinstance(state, TheTreeState)
+
+    def text(renderable: object) -> str:
+        console = Console(record=True, width=100, color_system=None)
+        console.print(renderable)
+        return console.export_text()
+
+    assert text(render_seat("the-tree", state, 1)) == text(render_the_tree_seat(state, 1))  # the game's own
+    GAMES["hidden-copy"] = Hidden()
+    try:
+        shown = json.loads(render_seat("hidden-copy", state, 1))
+    finally:
+        del GAMES["hidden-copy"]
+    assert shown == json.loads(json.dumps(state.observation(1)))
+    assert shown != json.loads(json.dumps(state.observation(0)))

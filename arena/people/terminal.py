@@ -16,18 +16,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from arena.people.seat import SeatView
-from arena.render import render_state
+from arena.render import render_seat
 
 COLUMNS = 4
 """Legal actions listed per line."""
 
 
 def _seat_view(view: SeatView) -> object:
-    if view.game_id == "the-tree":
-        from arena.render.the_tree import render_the_tree_seat
-
-        return render_the_tree_seat(view.state, view.seat)  # type: ignore[arg-type]
-    return render_state(view.game_id, view.state)
+    return render_seat(view.game_id, view.state, view.seat)
 
 
 def _seconds(ms: object) -> str:

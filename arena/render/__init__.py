@@ -11,19 +11,21 @@ import inspect
 import json
 from typing import Any
 
+from arena import games
 from arena.errors import ArenaError
 from arena.games import module_name_of
 from arena.games.base import State
 
 
-def _view(game_id: str, kind: str) -> Any:
-    """The game's own view of this kind, None when it has none (an error inside a view
-    module that exists is raised, not taken for a missing view)."""
+def _view(game_id: str, kind: str, suffix: str = "") -> Any:
+    """The game's own view of this kind (`<kind>_<game><suffix>`), None when it has
+    none (an error inside a view module that exists is raised, not taken for a missing
+    view)."""
     module_name = module_name_of(game_id)
     if importlib.util.find_spec(f"arena.render.{module_name}") is None:
         return None
     module = importlib.import_module(f"arena.render.{module_name}")
-    return getattr(module, f"{kind}_{module_name}", None)
+    return getattr(module, f"{kind}_{module_name}{suffix}", None)
 
 
 class ViewError(ArenaError, ValueError):
@@ -47,6 +49,18 @@ def render_state(game_id: str, state: State, level: int | None = None) -> Any:
     if view is not None:
         return view(state)
     return text_state(game_id, state)
+
+
+def render_seat(game_id: str, state: State, seat: int) -> Any:
+    """What a person playing `seat` may see: the game's seat view
+    (`render_<game>_seat(state, seat)`); else, for a game that hides nothing, the whole
+    board; else the seat's own observation as JSON (never another seat's hand)."""
+    view = _view(game_id, "render", "_seat")
+    if view is not None:
+        return view(state, seat)
+    if not games.get(game_id).has_hidden_information:
+        return render_state(game_id, state)
+    return json.dumps(state.observation(seat), indent=1, sort_keys=True)
 
 
 def text_state(game_id: str, state: State) -> str:
