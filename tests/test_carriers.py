@@ -32,6 +32,7 @@ from arena.session.rerun import RerunError, prepare_rerun
 from arena.session.runner import play_prepared, run_sync
 from arena.session.simplebot import Bot
 from arena.timecontrol import TimeControl, TimeControlError, time_control
+from tests.helpers.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 PARSERS = re.compile(r"\b(TimeControl\.parse|parse_seconds|parse_basis|own_time_control)\(")
@@ -220,3 +221,22 @@ def test_arena_play_checks_the_bots_and_resolves_the_options_once(tmp_path: Path
     result = run_sync(lambda: play_prepared(prepared))
     assert len(result.outcomes) == 2 and checks == [2]
     assert len(resolved) == 1 + 2  # the request's, then one per game: the rules' own new_state
+
+
+def test_a_league_checks_its_bots_once_not_once_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    checks: list[int] = []
+    real_check = folder_checks.check_bots
+
+    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
+        checks.append(len(list(specs)))
+        real_check(specs, limits, outputs)
+
+    monkeypatch.setattr("arena.session.league.check_bots", check_bots)
+    monkeypatch.setattr("arena.referee.match.check_bots", check_bots)
+    (tmp_path / "league.toml").write_text(
+        'name = "checked once"\ngame = "btt"\nseed = 3\nconcurrency = 1\ngames_per_pairing = 2\nsandbox = false\n'
+        'bots = [{ name = "a", command = "random" }, { name = "b", command = "random" }, '
+        '{ name = "c", command = "random" }]\n[time]\nper_move = "2s"\n')
+    done = run_cli("league", "run", str(tmp_path / "league.toml"), "--quiet")
+    assert done.exit_code == 0, done.output
+    assert checks == [3]  # the session's, over every bot; none of the three tables again

@@ -99,8 +99,12 @@ class LeagueRunner:
     stores each game the moment it ends. It is the executor's GameSink."""
 
     def __init__(self, league: League, store: LeagueStore, schedule: list[ScheduledGame],
-                 on_change: Callable[[], None] | None = None, executor: Executor | None = None) -> None:
+                 on_change: Callable[[], None] | None = None, executor: Executor | None = None,
+                 prepared: bool = False) -> None:
         self.league = league
+        self.prepared = prepared
+        """Whether the league's session checked its bots before the first game
+        (arena.session.league): then no table checks them again on this machine."""
         self.store = store
         self.roster = store.roster()
         """Every bot of the league's database by number (the seats' numbers)."""
@@ -156,7 +160,7 @@ class LeagueRunner:
             league.game, league.options, games=len(plan), event=league.event,
             log_dir=league.logs / f"table-{unit[0].table + 1}", limits=league.limits, timing=league.timing,
             plan=plan, chance_key=self.secret, hidden=(league.output, league.database, league.records),
-            log_protocol=league.log_protocol, random_opening=league.random_opening,
+            log_protocol=league.log_protocol, random_opening=league.random_opening, prepared=self.prepared,
         )
         return Job(unit, self.specs(table), config, unit_deals(unit, league.game.has_chance))
 

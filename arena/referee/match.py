@@ -93,8 +93,10 @@ class MatchConfig:
     prepared: bool = False
     """Whether a session prepared the match (arena.session.request.prepare_match): its
     `options` resolved and its bots' folders checked against its outputs there, once,
-    before the record file was made; play_match then does neither again. False (a
-    config made by hand, a league's table, a cluster's unit): play_match does both."""
+    before the record file was made; play_match then does neither again. A league's
+    tables are prepared when the league's session checked its bots (the league file
+    resolved its options). False (a config made by hand, a cluster's unit on its
+    worker): play_match does both."""
 
 
 def planned_games(config: MatchConfig, bots: int) -> tuple[PlannedGame, ...]:

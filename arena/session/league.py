@@ -30,7 +30,7 @@ class LeagueSession:
         # Before anything is written: no sandboxed bot's folder may hold the league's output.
         check_bots(league.bots, league.limits, (league.output, league.database, league.records, league.logs))
         self.store, schedule = open_league(league)  # ArenaError or OSError: nothing is left open
-        self.runner = LeagueRunner(league, self.store, schedule)
+        self.runner = LeagueRunner(league, self.store, schedule, prepared=True)  # its bots checked above
         self.executor: DaskExecutor | None = None
 
     @property
