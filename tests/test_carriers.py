@@ -240,3 +240,23 @@ def test_a_league_checks_its_bots_once_not_once_a_table(tmp_path: Path, monkeypa
     done = run_cli("league", "run", str(tmp_path / "league.toml"), "--quiet")
     assert done.exit_code == 0, done.output
     assert checks == [3]  # the session's, over every bot; none of the three tables again
+
+
+def test_a_paired_match_reads_its_openings_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.referee.openings import load_openings as real_load
+    from arena.session import paired, setup
+
+    read: list[Path] = []
+
+    def load_openings(path: Path, *args: object) -> object:
+        read.append(path)
+        return real_load(path, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(setup, "load_openings", load_openings)
+    book = Path(__file__).resolve().parents[1] / "bots" / "openings" / "treeblox.txt"
+    match = paired.prepare_pairs(MatchRequest("treeblox", ["random", "greedy"], games=2, openings=book,
+                                              limits=PLAIN, log_dir=tmp_path / "logs"))
+    try:
+        assert read == [book]
+    finally:
+        match.close()

@@ -218,7 +218,7 @@ def prepare_pairs(request: MatchRequest, concurrency: int = 1, sprt: SprtParamet
         request = replace(request, seed=seed if request.seed is None else request.seed,
                           bot_seed=bot_seed if request.bot_seed is None else request.bot_seed)
     try:
-        match = prepare_variant(request, game, options, notes)
+        match = prepare_variant(request, game, options, notes, book)
         if request.out is not None and store is None:
             identity = match_identity(request, game.id, options, sprt, book)
             store = MatchStore.create(request.out, identity, [str(name) for name in identity["bots"]])

@@ -17,6 +17,7 @@ from arena.process.folder_checks import check_bots
 from arena.process.secret import installation_key
 from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchConfig
+from arena.referee.openings import Opening
 from arena.referee.player import Timing
 from arena.referee.seeds import DEALS, Deals, random_seed
 from arena.session.setup import (
@@ -137,10 +138,11 @@ def prepare_match(request: MatchRequest, notes: Notes | None = None) -> Prepared
 
 
 def prepare_variant(request: MatchRequest, game: Game, options: dict[str, str],
-                    notes: Notes | None = None) -> PreparedMatch:
+                    notes: Notes | None = None, book: tuple[Opening, ...] | None = None) -> PreparedMatch:
     """prepare_match for the request's `game` with its variant `options` resolved by
     the caller (a paired match needs them first, for its store): they are resolved once
-    per request, and trusted here and by play_match (MatchConfig.prepared)."""
+    per request, and trusted here and by play_match (MatchConfig.prepared). `book`: the
+    request's openings, where the caller has read them already (once per request too)."""
     seed = random_seed() if request.seed is None else request.seed
     people: dict[str, Person] = {}
     person_time = unhurried() if request.people and not request.time_controls else None
@@ -157,7 +159,8 @@ def prepare_variant(request: MatchRequest, game: Game, options: dict[str, str],
                        check_basis(request.time_basis))
     if _web_seats(people) > 1:
         raise SetupError("only one human-web seat per game: seat the other person with `human` (in the terminal)")
-    book = openings_from(request.openings, request.random_opening, game, len(specs), options)
+    if book is None:
+        book = openings_from(request.openings, request.random_opening, game, len(specs), options)
     made_out = prepare_out_file(request.out) if request.out is not None else False
     own_logs = request.log_dir is None
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-")) if request.log_dir is None else \
