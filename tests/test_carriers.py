@@ -260,3 +260,30 @@ def test_a_paired_match_reads_its_openings_once(tmp_path: Path, monkeypatch: pyt
         assert read == [book]
     finally:
         match.close()
+
+
+def test_a_rerun_resolves_the_record_s_options_and_checks_its_bots_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    checks: list[int] = []
+    resolved: list[dict[str, str]] = []
+    real_check, real_resolve = folder_checks.check_bots, Game.resolve_options
+
+    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
+        checks.append(len(list(specs)))
+        real_check(specs, limits, outputs)
+
+    def resolve_options(game: Game, given: dict[str, str]) -> dict[str, str]:
+        resolved.append(dict(given))
+        return real_resolve(game, given)
+
+    monkeypatch.setattr("arena.session.rerun.check_bots", check_bots)
+    monkeypatch.setattr("arena.referee.match.check_bots", check_bots)
+    monkeypatch.setattr(Game, "resolve_options", resolve_options)
+    record = GameRecord(tags={"Game": "btt", "Seats": "2", "Player0": "random", "Player1": "random",
+                              "Seed": "7", "Options": "board=wedge", "TimeControl": "move=5s"}, plies=[])
+    rerun = prepare_rerun(record, tmp_path / "games.pgn", limits=PLAIN, log_dir=tmp_path / "logs")
+    assert checks == [2]
+    before = len(resolved)  # the record's, and the new_state that tells whether the chance key fits
+    result = trio.run(play_match, rerun.config, rerun.specs)
+    assert len(result.outcomes) == 1 and checks == [2]
+    assert len(resolved) == before + 1  # only the rules' own new_state of the one game

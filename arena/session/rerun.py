@@ -26,6 +26,7 @@ from arena.errors import ArenaError, excerpt
 from arena.games import GameError
 from arena.games.base import CHANCE, Game
 from arena.league.registry import Registry
+from arena.process.folder_checks import check_bots
 from arena.process.secret import SECRET_ENV, installation_key, secret_from_environment
 from arena.process.spec import BotSpec, Limits
 from arena.records.record import GameRecord
@@ -264,7 +265,8 @@ def prepare_rerun(record: GameRecord, records: Path, bots: Sequence[str] = (), l
     BotSeeds, each seat's time control (the record's, or `control` for every seat: a
     bot's own control never replaces what the record says it played under), the
     opening, the seed, and the chance key (`chance_key_for` unless given); RerunError
-    or SetupError names the first problem."""
+    or SetupError names the first problem. The options are resolved and the bots
+    checked here, once (MatchConfig.prepared)."""
     try:
         game = games.get(record.game_id)
         options = resolve_options(game, record.options)
@@ -296,8 +298,9 @@ def prepare_rerun(record: GameRecord, records: Path, bots: Sequence[str] = (), l
     round_tag = record.tags.get("Round", "1")
     plan = (PlannedGame(tuple(range(seats)), seed, round_tag, opening, origin, match_game_of(round_tag),
                         rotation_of(record)),)
+    check_bots(specs, limits, [log_dir] if log_dir is not None else [])
     config = MatchConfig(game, options, seed, 1, event="arena rerun", log_dir=log_dir, limits=limits,
-                         plan=plan, chance_key=key.key, random_opening=random_plies)
+                         plan=plan, chance_key=key.key, random_opening=random_plies, prepared=True)
     return Rerun(record, game, specs, config, key, chance_mismatch(record, key.key))
 
 
