@@ -168,20 +168,15 @@ game gets a number past the limit."""
 @pytest.mark.parametrize("game_id", list(GAMES))
 def test_a_bot_sending_a_hostile_action_loses_by_illegal_action_and_the_game_is_not_void(game_id: str) -> None:
     """Through the real referee: the attacker's game is scored, the attacker last."""
-    import trio
-
     from arena.process.botnames import resolve_bot
-    from arena.process.spec import timed
-    from arena.referee.match import MatchConfig, play_match
     from arena.termination import Termination
     from arena.timecontrol import TimeControl
+    from tests.helpers.botmatch import run_match
 
     attacker = resolve_bot("zoo/illegal", game_id)
     attacker.env.update({"ZOO_PLY": "1", "ZOO_ACTION": HOSTILE_FIRST_ACTIONS.get(game_id, "9" * 5000)})
-    options = dict(games.get(game_id).quick_options)
-    config = MatchConfig(games.get(game_id), options, seed=1, games=1)
-    bots = timed([attacker, resolve_bot("random", game_id)], TimeControl(per_move_s=5.0))
-    result = trio.run(play_match, config, bots)
+    result = run_match(game_id, [attacker, resolve_bot("random", game_id)], TimeControl(per_move_s=5.0),
+                       options=dict(games.get(game_id).quick_options), seed=1, games=1)
     outcome = result.outcomes[0]
     assert not outcome.void and outcome.termination == Termination.ILLEGAL_ACTION, outcome.error
     attacker_seat = result.seatings[0].index(0)
