@@ -36,6 +36,12 @@ def test_a_clock_bounds_the_budget_to_a_twentieth_of_what_remains() -> None:
     assert think_time({}, default_s=0.25) == pytest.approx(0.25)
 
 
+PROF_SAMPLING_S = 0.02
+"""How much sooner than the process's exact CPU time (`time.process_time`) a CPU-time
+alarm (ITIMER_PROF) may ring: the kernel charges it by sampling at each clock tick, so
+it can run a few ticks ahead (45 ms of exact CPU for a 50 ms alarm was seen)."""
+
+
 @pytest.mark.parametrize("basis", ["wall", "cpu"])
 def test_a_time_box_stops_a_step_that_runs_long(basis: str, monkeypatch: pytest.MonkeyPatch) -> None:
     """A search step can cost 1 ms or 100 ms: the box stops it where it is, on time, on
@@ -51,7 +57,8 @@ def test_a_time_box_stops_a_step_that_runs_long(basis: str, monkeypatch: pytest.
     with pytest.raises(TimeUp), time_box(0.05):
         while True:  # one step that would never end
             sum(range(1000))
-    assert box_clock() - started >= 0.05
+    early = 0.0 if basis == "wall" else PROF_SAMPLING_S
+    assert box_clock() - started >= 0.05 - early
     assert time.thread_time() - cpu_started < 0.1
 
 
