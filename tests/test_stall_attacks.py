@@ -8,13 +8,20 @@ Each attack is a zoo bot (bots/zoo/litter.py, bots/zoo/fd_hoard.py) played in 2-
 3-seat matches and in a league of three tables at 300 ms a move, under the default
 settings. The default suite plays them at sizes that stalled the old referee for about
 a second; -m slow plays them at the sizes first reported (a million files, two hundred
-processes holding 20,000 descriptors each)."""
+processes holding 20,000 descriptors each).
+
+The league measures the referee's blocking itself: the CPU time of the event loop's
+longest step (a loaded machine stretches a step's wall time, never its CPU time). Its
+bots are charged on the CPU basis, and so are the honest bots of the matches: only the
+attacks, never the machine's load, can charge anyone."""
 
 from __future__ import annotations
 
+import gc
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -55,7 +62,11 @@ def zoo(name: str, **env: str) -> BotSpec:
 
 
 def honest() -> BotSpec:
-    return resolve_bot("random", "btt")
+    """The random bot, charged its CPU time (a time control of its own): a loaded machine
+    times it out nowhere, whatever the match's limit on the wall clock."""
+    spec = resolve_bot("random", "btt")
+    spec.time_control = TimeControl(per_move_s=1.0, basis="cpu")
+    return spec
 
 
 def play(specs: list[BotSpec], logs: Path, games: int, per_move: float) -> PlayedMatch:
@@ -127,6 +138,40 @@ ATTACKERS = {
 SLEEP_MS = 50
 """The innocent bots think this long every move (a sixth of the limit): their clocks run
 most of the time, so a stall of the referee's loop lands on one."""
+STEP_CPU_S = 0.05
+"""The most CPU time one step of the referee's event loop may take: a step blocks every
+table's clocks and pipes until it ends. Measured beside 4 CPU hogs on 2 cores: 2-4 ms at
+most; with the emptying of a bot's folders moved back onto the loop, 190 ms."""
+
+
+class LoopSteps(trio.abc.Instrument):
+    """The CPU time of the event loop's longest task step, garbage collections left
+    out (they pause every thread of the test process alike, and belong to pytest's heap
+    as much as to the referee)."""
+
+    def __init__(self) -> None:
+        self.longest_s = 0.0
+        self.longest_task = ""
+        self._begun = self._collecting = self._collected = 0.0
+        gc.callbacks.append(self._gc)
+
+    def _gc(self, phase: str, info: dict[str, int]) -> None:
+        if threading.current_thread() is threading.main_thread():
+            if phase == "start":
+                self._collecting = time.thread_time()
+            else:
+                self._collected += time.thread_time() - self._collecting
+
+    def before_task_step(self, task: trio.lowlevel.Task) -> None:
+        self._begun, self._collected = time.thread_time(), 0.0
+
+    def after_task_step(self, task: trio.lowlevel.Task) -> None:
+        spent = time.thread_time() - self._begun - self._collected
+        if spent > self.longest_s:
+            self.longest_s, self.longest_task = spent, task.name
+
+    def close(self) -> None:
+        gc.callbacks.remove(self._gc)
 
 
 class WatchedExecutor(LocalExecutor):
@@ -142,20 +187,24 @@ class WatchedExecutor(LocalExecutor):
 
 
 def run_league(tmp_path: Path, attackers: list[BotEntry], innocents: int = 2) -> tuple[LeagueRunner, list[str]]:
-    """A 2-seat round robin of the innocents and the attackers at 300 ms a move, three
-    tables at once (with two innocents and one attacker: exactly three tables, one of
-    them the innocents' alone)."""
+    """A 2-seat round robin of the innocents and the attackers at 300 ms a move (CPU
+    basis), three tables at once (with two innocents and one attacker: exactly three
+    tables, one of them the innocents' alone); the loop's longest step is checked."""
     bots = [BotEntry(name=f"innocent-{i}", command="zoo/sleeper", env={"ZOO_SLEEP_MS": str(SLEEP_MS)})
             for i in range(innocents)] + attackers
     raw = LeagueFile(name="stall attacks", game="btt", seats=2, games_per_pairing=2, bots=bots, concurrency=3,
-                     output=str(tmp_path / "league"), time=TimeSection(per_move="300ms"))
+                     output=str(tmp_path / "league"), time=TimeSection(per_move="300ms", basis="cpu"))
     league = resolve_league(raw, tmp_path)
     store, schedule = open_league(league)
     runner = LeagueRunner(league, store, schedule, executor=WatchedExecutor(league))
+    steps = LoopSteps()
     try:
-        trio.run(runner.run)
+        trio.run(runner.run, instruments=[steps])
     finally:
         store.close()
+        steps.close()
+    assert steps.longest_s < STEP_CPU_S, (f"the referee's loop blocked for {steps.longest_s * 1000:.0f} ms of CPU "
+                                          f"in one step of {steps.longest_task}")
     return runner, [b.name for b in bots]
 
 
@@ -174,8 +223,9 @@ def assert_no_innocent_charged(runner: LeagueRunner, names: list[str], attackers
 @pytest.mark.parametrize("attack", list(ATTACKERS))
 def test_a_league_of_three_tables_charges_no_innocent_bot(tmp_path: Path, attack: str) -> None:
     """Three tables at 300 ms a move, the innocents thinking 50 ms a move; the
-    attacker's table stalls nothing at the others: every innocent bot's games are free
-    of time-outs, every attacker's game is scored (none void, none given up)."""
+    attacker's table stalls nothing at the others: no step of the referee's loop takes
+    long, every innocent bot's games are free of time-outs, every attacker's game is
+    scored (none void, none given up)."""
     runner, names = run_league(tmp_path, [ATTACKERS[attack]])
     assert_no_innocent_charged(runner, names, {attack})
 
