@@ -15,7 +15,6 @@ from pathlib import Path
 import pytest
 import trio
 
-from arena import games
 from arena.cli.options import Times
 from arena.cluster.units import local_spec, portable_bot
 from arena.games.base import Game
@@ -24,7 +23,6 @@ from arena.process.botnames import resolve_bot
 from arena.process.sandbox import probe
 from arena.process.spec import BOT_SEED_ENV, BotSpec, Limits, timed
 from arena.records.record import GameRecord
-from arena.referee.match import MatchConfig, play_match
 from arena.referee.seeds import derived_bot_seed
 from arena.session import api, request
 from arena.session.request import MatchRequest, prepare_match
@@ -32,6 +30,7 @@ from arena.session.rerun import RerunError, prepare_rerun
 from arena.session.runner import play_prepared, run_sync
 from arena.session.simplebot import Bot
 from arena.timecontrol import TimeControl, TimeControlError, time_control
+from tests.helpers.botmatch import run_match
 from tests.helpers.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,9 +118,8 @@ def test_a_bot_with_its_own_control_keeps_it_beside_the_match_s() -> None:
 
 
 def test_play_match_refuses_a_bot_without_a_time_control() -> None:
-    config = MatchConfig(games.get("btt"), {}, seed=1)
     with pytest.raises(ValueError, match="no time control for b"):
-        trio.run(play_match, config, timed([BotSpec("a", ["x"])], TimeControl()) + [BotSpec("b", ["x"])])
+        run_match("btt", timed([BotSpec("a", ["x"])], TimeControl()) + [BotSpec("b", ["x"])], None, seed=1)
 
 
 def test_a_rerun_seats_the_record_s_controls_and_seeds(tmp_path: Path) -> None:
@@ -242,6 +240,36 @@ def test_a_league_checks_its_bots_once_not_once_a_table(tmp_path: Path, monkeypa
     assert checks == [3]  # the session's, over every bot; none of the three tables again
 
 
+def test_a_league_runner_without_a_session_checks_each_table_s_bots(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bench and tests build a LeagueRunner with no session: nobody checked its
+    bots before, so every table checks its own (MatchConfig.prepared stays False)."""
+    from arena.league.config import load_league
+    from arena.league.runner import LeagueRunner, open_league
+
+    checks: list[int] = []
+    real_check = folder_checks.check_bots
+
+    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
+        checks.append(len(list(specs)))
+        real_check(specs, limits, outputs)
+
+    monkeypatch.setattr("arena.referee.match.check_bots", check_bots)
+    (tmp_path / "league.toml").write_text(
+        'name = "checked by tables"\ngame = "btt"\nseed = 3\nconcurrency = 1\ngames_per_pairing = 2\n'
+        'sandbox = false\nbots = [{ name = "a", command = "random" }, { name = "b", command = "random" }, '
+        '{ name = "c", command = "random" }]\n[time]\nper_move = "2s"\n')
+    league = load_league(tmp_path / "league.toml")
+    store, schedule = open_league(league)
+    try:
+        runner = LeagueRunner(league, store, schedule)
+        trio.run(runner.run)
+    finally:
+        store.close()
+    assert runner.progress.done == len(schedule) == 6
+    assert checks == [2, 2, 2]  # one check per table (three pairings), of its two bots
+
+
 def test_a_paired_match_reads_its_openings_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from arena.referee.openings import load_openings as real_load
     from arena.session import paired, setup
@@ -284,6 +312,6 @@ def test_a_rerun_resolves_the_record_s_options_and_checks_its_bots_once(
     rerun = prepare_rerun(record, tmp_path / "games.pgn", limits=PLAIN, log_dir=tmp_path / "logs")
     assert checks == [2]
     before = len(resolved)  # the record's, and the new_state that tells whether the chance key fits
-    result = trio.run(play_match, rerun.config, rerun.specs)
+    result = run_match(rerun.config, rerun.specs, None)
     assert len(result.outcomes) == 1 and checks == [2]
     assert len(resolved) == before + 1  # only the rules' own new_state of the one game

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -168,3 +169,15 @@ def test_a_person_at_a_seat_of_a_game_without_a_seat_view_sees_only_that_seat() 
         del GAMES["hidden-copy"]
     assert shown == json.loads(json.dumps(state.observation(1)))
     assert shown != json.loads(json.dumps(state.observation(0)))
+
+
+def test_the_people_layer_names_no_game() -> None:
+    """A game needs no edit outside its own modules: the people layer finds a seat's
+    view through the game's render module (arena.render.render_seat), never by its id
+    or by importing a game's own module."""
+    sources = sorted((Path(__file__).resolve().parents[1] / "arena" / "people").glob("*.py"))
+    named: list[tuple[str, str]] = []
+    for game in games.GAMES.values():
+        mention = re.compile(rf"""["']{re.escape(game.id)}["']|\.{game.module_name}\b""")
+        named += [(source.name, game.id) for source in sources if mention.search(source.read_text())]
+    assert named == []

@@ -7,7 +7,7 @@ clock they are charged), every game's record at hand for verification."""
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import TypedDict, Unpack
 
@@ -47,6 +47,7 @@ class Settings(TypedDict, total=False):
     random_opening: int
     features: tuple[str, ...]
     deals: Deals
+    prepared: bool
 
 
 @dataclass
@@ -57,22 +58,27 @@ class PlayedMatch(MatchResult):
     pgids: list[int] = field(default_factory=list)
 
 
-def run_match(game: str | Game, specs: list[BotSpec], control: TimeControl, *,
+def run_match(game: str | Game | MatchConfig, specs: list[BotSpec], control: TimeControl | None, *,
               options: dict[str, str] | None = None, mock_clock: bool = False,
               before_game: Callable[[int], Awaitable[None]] | None = None,
               **settings: Unpack[Settings]) -> PlayedMatch:
-    """Play the match that `settings` describe between `specs` (one per seat). With
+    """Play the match that `settings` describe between `specs` (one per seat), each under
+    its own time control, else `control` (None: the specs go to the referee as they are,
+    so a test can seat a bot with none). `game` may be a MatchConfig made elsewhere (a
+    session's prepared match): it plays as made, but for the settings given. With
     `mock_clock`, on Trio's MockClock jumping ahead whenever every task sleeps: fake bots
     whose thinking is sleeping take no real time, and their times are exact."""
     groups = ProcessGroups()
-    if "launcher" in settings:
-        settings["launcher"] = groups.launcher(settings["launcher"])
+    if isinstance(game, MatchConfig):
+        base = game
     else:
-        settings["launcher"] = groups.launcher()
-    config = MatchConfig(games.get(game) if isinstance(game, str) else game, options or {}, **settings)
+        base = MatchConfig(games.get(game) if isinstance(game, str) else game, {})
+    settings["launcher"] = groups.launcher(settings.get("launcher", base.launcher))
+    config = replace(base, **settings) if options is None else replace(base, options=options, **settings)
+    seated = specs if control is None else timed(specs, control)
 
     async def main() -> MatchResult:
-        return await play_match(config, timed(specs, control), before_game=before_game)
+        return await play_match(config, seated, before_game=before_game)
 
     result = trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0) if mock_clock else None)
     return PlayedMatch(**{item.name: getattr(result, item.name) for item in fields(result)}, pgids=groups.pgids)
