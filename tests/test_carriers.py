@@ -24,7 +24,7 @@ from arena.process.sandbox import probe
 from arena.process.spec import BOT_SEED_ENV, BotSpec, Limits, timed
 from arena.records.record import GameRecord
 from arena.referee.seeds import derived_bot_seed
-from arena.session import api, request
+from arena.session import api
 from arena.session.request import MatchRequest, prepare_match
 from arena.session.rerun import RerunError, prepare_rerun
 from arena.session.runner import play_prepared, run_sync
@@ -60,6 +60,34 @@ for line in sys.stdin:
 
 
 # ---- where text becomes a time control --------------------------------------------------------
+
+
+def counted_checks(monkeypatch: pytest.MonkeyPatch, *where: str) -> list[int]:
+    """The bots each call of check_bots checked (their count), as the modules named in
+    `where` call it; the check itself still runs."""
+    checks: list[int] = []
+    real_check = folder_checks.check_bots
+
+    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
+        checks.append(len(list(specs)))
+        real_check(specs, limits, outputs)
+
+    for module in where:
+        monkeypatch.setattr(f"{module}.check_bots", check_bots)
+    return checks
+
+
+def counted_resolutions(monkeypatch: pytest.MonkeyPatch) -> list[dict[str, str]]:
+    """The options every Game.resolve_options call was given (it still resolves them)."""
+    resolved: list[dict[str, str]] = []
+    real_resolve = Game.resolve_options
+
+    def resolve_options(game: Game, given: dict[str, str]) -> dict[str, str]:
+        resolved.append(dict(given))
+        return real_resolve(game, given)
+
+    monkeypatch.setattr(Game, "resolve_options", resolve_options)
+    return resolved
 
 
 def test_time_controls_are_parsed_only_where_text_enters() -> None:
@@ -198,21 +226,8 @@ def test_a_bot_spec_given_to_a_bot_is_copied_whole_and_its_seed_is_written_by_th
 
 def test_arena_play_checks_the_bots_and_resolves_the_options_once(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    checks: list[int] = []
-    resolved: list[dict[str, str]] = []
-    real_check, real_resolve = folder_checks.check_bots, Game.resolve_options
-
-    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
-        checks.append(len(specs))
-        real_check(specs, limits, outputs)
-
-    def resolve_options(game: Game, given: dict[str, str]) -> dict[str, str]:
-        resolved.append(dict(given))
-        return real_resolve(game, given)
-
-    monkeypatch.setattr(request, "check_bots", check_bots)
-    monkeypatch.setattr("arena.referee.match.check_bots", check_bots)
-    monkeypatch.setattr(Game, "resolve_options", resolve_options)
+    resolved = counted_resolutions(monkeypatch)
+    checks = counted_checks(monkeypatch, "arena.session.request", "arena.referee.match")
     prepared = prepare_match(MatchRequest("btt", ["random", "random"], games=2, options=["board=wedge"],
                                           limits=PLAIN, log_dir=tmp_path))
     assert (checks, len(resolved)) == ([2], 1)
@@ -222,15 +237,7 @@ def test_arena_play_checks_the_bots_and_resolves_the_options_once(tmp_path: Path
 
 
 def test_a_league_checks_its_bots_once_not_once_a_table(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    checks: list[int] = []
-    real_check = folder_checks.check_bots
-
-    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
-        checks.append(len(list(specs)))
-        real_check(specs, limits, outputs)
-
-    monkeypatch.setattr("arena.session.league.check_bots", check_bots)
-    monkeypatch.setattr("arena.referee.match.check_bots", check_bots)
+    checks = counted_checks(monkeypatch, "arena.session.league", "arena.referee.match")
     (tmp_path / "league.toml").write_text(
         'name = "checked once"\ngame = "btt"\nseed = 3\nconcurrency = 1\ngames_per_pairing = 2\nsandbox = false\n'
         'bots = [{ name = "a", command = "random" }, { name = "b", command = "random" }, '
@@ -247,14 +254,7 @@ def test_a_league_runner_without_a_session_checks_each_table_s_bots(
     from arena.league.config import load_league
     from arena.league.runner import LeagueRunner, open_league
 
-    checks: list[int] = []
-    real_check = folder_checks.check_bots
-
-    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
-        checks.append(len(list(specs)))
-        real_check(specs, limits, outputs)
-
-    monkeypatch.setattr("arena.referee.match.check_bots", check_bots)
+    checks = counted_checks(monkeypatch, "arena.referee.match")
     (tmp_path / "league.toml").write_text(
         'name = "checked by tables"\ngame = "btt"\nseed = 3\nconcurrency = 1\ngames_per_pairing = 2\n'
         'sandbox = false\nbots = [{ name = "a", command = "random" }, { name = "b", command = "random" }, '
@@ -292,21 +292,8 @@ def test_a_paired_match_reads_its_openings_once(tmp_path: Path, monkeypatch: pyt
 
 def test_a_rerun_resolves_the_record_s_options_and_checks_its_bots_once(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    checks: list[int] = []
-    resolved: list[dict[str, str]] = []
-    real_check, real_resolve = folder_checks.check_bots, Game.resolve_options
-
-    def check_bots(specs: list[BotSpec], limits: Limits, outputs: list[Path]) -> None:
-        checks.append(len(list(specs)))
-        real_check(specs, limits, outputs)
-
-    def resolve_options(game: Game, given: dict[str, str]) -> dict[str, str]:
-        resolved.append(dict(given))
-        return real_resolve(game, given)
-
-    monkeypatch.setattr("arena.session.rerun.check_bots", check_bots)
-    monkeypatch.setattr("arena.referee.match.check_bots", check_bots)
-    monkeypatch.setattr(Game, "resolve_options", resolve_options)
+    resolved = counted_resolutions(monkeypatch)
+    checks = counted_checks(monkeypatch, "arena.session.rerun", "arena.referee.match")
     record = GameRecord(tags={"Game": "btt", "Seats": "2", "Player0": "random", "Player1": "random",
                               "Seed": "7", "Options": "board=wedge", "TimeControl": "move=5s"}, plies=[])
     rerun = prepare_rerun(record, tmp_path / "games.pgn", limits=PLAIN, log_dir=tmp_path / "logs")
