@@ -58,8 +58,8 @@ def _module(*names: str) -> ModuleType:
 async def _referee(bot: str, concurrent: int, games_each: int, basis: str | None = None) -> dict[str, Any]:
     games = _module("arena.games")
     match = _module("arena.referee.match", "arena.match")
-    spec_module = _module("arena.process.spec", "arena.process")
-    timecontrol = _module("arena.timecontrol", "arena.timecontrol")
+    spec_module = _module("arena.process.spec", "arena.referee.spec", "arena.process")
+    timecontrol = _module("arena.timecontrol", "arena.referee.timecontrol")
     game = (getattr(games, "get", None) or games.get_game)("btt")  # get_game before get was its name
     spec = spec_module.BotSpec("echo-c", [bot])
     waiting = concurrent
@@ -155,7 +155,7 @@ def main(argv: list[str]) -> int:
         result = trio.run(_referee, job["bot"], int(job["concurrent"]), int(job["games_each"]), job.get("basis"))
     elif job["kind"] == "bare" and job.get("sandbox"):
         bench = _module("arena.bench.referee", "arena.bench")
-        spec = _module("arena.process.spec", "arena.process").BotSpec("echo-c", [job["bot"]])
+        spec = _module("arena.process.spec", "arena.referee.spec", "arena.process").BotSpec("echo-c", [job["bot"]])
         seconds = trio.run(bench.bare_round_trip, spec, int(job["count"]))
         result = {"decisions": int(job["count"]), "wall_s": seconds * int(job["count"]), "cpu_s": None}
     elif job["kind"] == "bare":
