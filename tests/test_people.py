@@ -9,7 +9,9 @@ import random
 import re
 import subprocess
 import sys
+from collections.abc import MutableMapping
 from pathlib import Path
+from typing import Any
 
 import trio
 from rich.console import Console
@@ -104,12 +106,12 @@ def test_the_web_seat_counts_news_as_served_only_once_the_page_was_sent_it() -> 
         computed = await person.app.routes["/api/state"](Request("GET", "/api/state", {"since": "-1"}, b""))
         assert person.served == -1 and computed.on_sent is not None
 
-        sent: list[dict[str, object]] = []
+        sent: list[MutableMapping[str, Any]] = []
 
         async def receive() -> dict[str, object]:
             return {"type": "http.request", "body": b"", "more_body": False}
 
-        async def send(message: dict[str, object]) -> None:
+        async def send(message: MutableMapping[str, Any]) -> None:
             assert person.served == -1  # nothing counts as served before the whole body went out
             sent.append(message)
 

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from arena.stats.ratings import PairResult, elo_fit, openskill_ratings
+from arena.stats.ratings import PairResult, PairTotal, elo_fit, elo_from_totals, openskill_ratings, pair_totals
 from arena.stats.sprt import PairStats, SprtParameters, elo_of_score, expected_score
 
 ELO = 400 / math.log(10)
@@ -52,6 +52,54 @@ def test_three_bot_fit_uses_all_games_at_once() -> None:
 def test_a_bot_without_games_has_no_interval() -> None:
     ratings = elo_fit(3, [PairResult(0, 1, 1.0)])
     assert ratings[2].value == 0 and math.isinf(ratings[2].error)
+
+
+def test_an_anchored_bot_carries_its_value_and_the_others_the_difference() -> None:
+    # As the hand computation above, but bot 0 pinned at 1500: B's interval is now that
+    # of the whole difference, sigma sqrt(1 / 0.75) rather than half of it.
+    games = [PairResult(0, 1, 1.0)] * 3 + [PairResult(1, 0, 1.0)]
+    a, b = elo_fit(2, games, prior_draws=0, anchor=0, anchor_value=1500.0)
+    assert a.value == pytest.approx(1500.0) and a.error == 0
+    assert b.value == pytest.approx(1500.0 - 400 * math.log10(3), abs=1e-6)
+    assert b.error == pytest.approx(1.959964 * math.sqrt(1 / 0.75) * ELO, rel=1e-5)
+
+
+def test_pair_totals_sum_each_ordered_pair() -> None:
+    results = [(1, 0, 1.0), (0, 1, 0.5), (0, 1, 1.0), (2, 1, 0.0), (0, 1, 0.0)]
+    assert pair_totals(results) == [PairTotal(0, 1, 1.5, 3), PairTotal(1, 0, 1.0, 1), PairTotal(2, 1, 0.0, 1)]
+    assert pair_totals([]) == []
+
+
+def test_the_fit_from_totals_is_the_fit_from_games() -> None:
+    # A beats B 5 times of 8 and C twice of 3, with B-C drawn, in both seat orders.
+    games = ([PairResult(0, 1, 1.0)] * 3 + [PairResult(1, 0, 1.0)] * 2 + [PairResult(1, 0, 0.0)] * 2
+             + [PairResult(0, 1, 0.0)] + [PairResult(2, 0, 0.0)] * 2 + [PairResult(0, 2, 0.0)]
+             + [PairResult(1, 2, 0.5)])
+    one_order = [PairTotal(0, 1, 5.0, 8), PairTotal(0, 2, 2.0, 3), PairTotal(2, 1, 0.5, 1)]
+    both_orders = [PairTotal(0, 1, 4.0, 6), PairTotal(1, 0, 1.0, 2), PairTotal(2, 0, 1.0, 3), PairTotal(1, 2, 0.5, 1)]
+    for prior_draws, anchor in ((1.0, None), (0.0, None), (1.0, 2)):
+        expected = elo_fit(3, games, prior_draws=prior_draws, anchor=anchor, anchor_value=100.0)
+        for totals in (one_order, both_orders):
+            got = elo_from_totals(3, totals, prior_draws=prior_draws, anchor=anchor, anchor_value=100.0)
+            assert [r.value for r in got] == pytest.approx([r.value for r in expected], abs=1e-9)
+            assert [r.error for r in got] == pytest.approx([r.error for r in expected], rel=1e-9)
+    a, b, c = elo_fit(3, games, prior_draws=0)
+    assert a.value > b.value > c.value
+
+
+@pytest.mark.parametrize(("totals", "message"), [
+    ([PairTotal(0, 3, 1.0, 1)], "numbered 0..2"), ([PairTotal(-1, 0, 1.0, 1)], "numbered 0..2"),
+    ([PairTotal(0, 1, 3.0, 2)], "number of games"), ([PairTotal(0, 1, -0.5, 2)], "number of games"),
+])
+def test_totals_that_cannot_be_are_refused(totals: list[PairTotal], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        elo_from_totals(3, totals)
+
+
+@pytest.mark.parametrize("points", [2.0, -1.0, math.nan])
+def test_a_games_points_lie_in_0_to_1(points: float) -> None:
+    with pytest.raises(ValueError, match="outside 0..1"):
+        pair_totals([(0, 1, 1.0), (0, 1, points)])
 
 
 def test_openskill_orders_consistent_finishers() -> None:

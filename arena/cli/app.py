@@ -11,6 +11,7 @@ import typer
 
 from arena.cli import bench, check, demo, doctor, inspect, play, records, rerun, sprt
 from arena.cli.common import console, errors
+from arena.cli.ladder import ladder_app
 from arena.cli.layout import ArenaGroup
 from arena.cli.league import league_app, serve_command
 from arena.cli.match import match_command
@@ -45,6 +46,7 @@ app.command("demo")(demo.demo_command)
 app.command("bench")(bench.bench_command)
 app.command("doctor")(doctor.doctor_command)
 app.add_typer(league_app, name="league")
+app.add_typer(ladder_app, name="ladder")
 app.command("serve")(serve_command)
 app.command("match")(match_command)
 app.command("sprt")(sprt.sprt_command)

@@ -21,6 +21,7 @@ playing it again after its worker died)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import socket
@@ -76,6 +77,8 @@ class _Running:
     attempts: int = 0
     packages: dict[Path, tuple[str, Any]] = field(default_factory=dict)
     """Per bot folder: its package name and the cluster's future of its bytes."""
+    queue: str = ""
+    """The queue its task reports on (its `play` call's own)."""
 
     def ended(self) -> bool:
         """Whether its games are all stored and its task is over (its bots reaped)."""
@@ -181,6 +184,10 @@ class DaskExecutor:
         self.cluster: Any = None
         self.run_id = uuid.uuid4().hex[:12]
         self._bytes: dict[str, bytes] = {}
+        self._plays = itertools.count()
+        """Each `play` call reports on a queue of its own, so calls may overlap (a ladder's
+        slots share one executor and one cluster)."""
+        self._connecting = trio.Lock()
         """Each package's bytes, kept to hand them again to a cluster that lost them."""
         if quiet_logs:
             for name in ("distributed", "tornado", "asyncio"):
@@ -321,13 +328,15 @@ class DaskExecutor:
     # ---- playing -------------------------------------------------------------------------
 
     async def play(self, jobs: list[Job], sink: GameSink) -> None:
-        if self.client is None:
-            await trio.to_thread.run_sync(self.connect)
+        async with self._connecting:
+            if self.client is None:
+                await trio.to_thread.run_sync(self.connect)
         packages = await trio.to_thread.run_sync(self._scatter_packages, jobs)
         from distributed import Queue
 
-        queue = await trio.to_thread.run_sync(lambda: Queue(f"arena-{self.run_id}", client=self.client))
-        items = [_Running(f"arena-{self.run_id}-{k}", job, {g.index: g for g in job.games}, packages=packages)
+        name = f"arena-{self.run_id}-{next(self._plays)}"
+        queue = await trio.to_thread.run_sync(lambda: Queue(name, client=self.client))
+        items = [_Running(f"{name}-{k}", job, {g.index: g for g in job.games}, packages=packages, queue=name)
                  for k, job in enumerate(jobs)]
         try:
             await self._collect(items, queue, sink)
@@ -371,7 +380,7 @@ class DaskExecutor:
         needed = {name: future for folder, (name, future) in item.packages.items() if folder in folders}
         client = self.client
         submit: Callable[[], Any] = lambda: client.submit(  # noqa: E731
-            run_unit, unit, needed, f"arena-{self.run_id}", key=unit.key, pure=False)
+            run_unit, unit, needed, item.queue, key=unit.key, pure=False)
         item.future = await trio.to_thread.run_sync(submit)
         item.attempts += 1
 

@@ -106,9 +106,9 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         game.check_seats(seats, options)
     except GameError as exc:
         raise LeagueFileError(f"seats: {exc}") from None
-    league_limits = _limits("limits", raw.limits, Limits(sandbox=raw.sandbox))
+    league_limits = resolve_limits("limits", raw.limits, Limits(sandbox=raw.sandbox))
     registry = _registry(raw.registry, base)
-    time_control, timing = _time(raw.time)
+    time_control, timing = resolve_time(raw.time)
     bots = [_resolve_bot_entry(i, entry, game, base, league_limits, registry, time_control.basis)
             for i, entry in enumerate(raw.bots)]
     names = [b.name for b in bots]
@@ -180,7 +180,7 @@ def _anchor(given: str | AnchorEntry | None, names: list[str]) -> Anchor | None:
     return Anchor(entry.bot, entry.elo)
 
 
-def _limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> Limits:
+def resolve_limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> Limits:
     """`base` with the limits a league file gives, in its [limits] table or a bot's
     entry (checked)."""
     try:
@@ -226,7 +226,8 @@ def _option_text(value: Scalar) -> str:
     return str(value)
 
 
-def _time(section: TimeSection) -> tuple[TimeControl, Timing]:
+def resolve_time(section: TimeSection) -> tuple[TimeControl, Timing]:
+    """A [time] table as the time control and timing it gives (a ladder's tables share it)."""
     def text(value: str | float | None) -> str | None:
         return None if value is None else str(value)
 
@@ -268,7 +269,7 @@ def _resolve_bot_entry(index: int, entry: BotEntry, game: Game, base: Path, limi
         raise LeagueFileError(f"{key}: {exc.strerror or exc} for one of its paths; "
                               "check its command and cwd") from None
     if any(v is not None for v in (entry.memory_mb, entry.max_processes, entry.cpus, entry.scratch_mb)):
-        spec.limits = _limits(key, entry, spec.limits or limits)
+        spec.limits = resolve_limits(key, entry, spec.limits or limits)
     try:
         own = own_time_control(entry.time_per_move, entry.clock, key) or spec.time_control
         spec.time_control = None if own is None else own.on(basis)  # the league's basis holds for a registry's too

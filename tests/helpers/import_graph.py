@@ -22,14 +22,14 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("referee", ("arena.referee",)),
     ("leagues and learning", ("arena.league", "arena.rl")),
     ("cluster, pages and people at the board", ("arena.cluster", "arena.web", "arena.people")),
-    ("sessions", ("arena.session",)),
+    ("sessions and the ladder", ("arena.session", "arena.ladder")),
     ("commands and the public face", ("arena.cli", "arena.bench", "arena", "arena.__main__")),
 )
 """Bottom up. A module may import its own layer's modules and those of lower layers."""
 
 PROCESS_FACE = tuple(f"arena.process.{name}" for name in (
     "channel", "spec", "faults", "backends", "bot_process", "botnames", "botfolder", "folder_checks", "secret",
-    "sandbox", "cgroups", "cores", "reaper", "stderr_log"))
+    "sandbox", "cgroups", "cores", "reaper", "stderr_log", "build"))
 """What the layers over the bot processes may import of them: the seam (a `Launcher`
 turns a `Launch` into a `LineChannel`), what a bot is (spec, names, folder, faults) and
 what the machine offers (sandbox probe, cgroups, cores). The rest (pipes, process trees,

@@ -1,0 +1,1 @@
+"""A standing ladder: entrants submit bots over the web; games never stop."""
