@@ -104,17 +104,37 @@ def _wait_for(what: str, check: Any, seconds: float = 300.0) -> Any:
     raise AssertionError(f"timed out waiting for {what}")
 
 
-def _group_alive(pgid: int) -> bool:
+def _processes() -> dict[int, tuple[int, str]]:
+    """Every live process: pid -> (parent pid, start time), zombies left out."""
+    found = {}
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                stat = (entry / "stat").read_text()
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
             except OSError:
                 continue
-            fields = stat.rsplit(")", 1)[1].split()
-            if int(fields[2]) == pgid and fields[0] != "Z":
-                return True
-    return False
+            if fields[0] != "Z":
+                found[int(entry.name)] = (int(fields[1]), fields[19])
+    return found
+
+
+def _descendants(pid: int) -> set[tuple[int, str]]:
+    """The processes under `pid` (with their start times, so a reused pid is not them)."""
+    table = _processes()
+    children: dict[int, list[int]] = {}
+    for child, (parent, _) in table.items():
+        children.setdefault(parent, []).append(child)
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add((child, table[child][1]))
+            todo.append(child)
+    return found
+
+
+def _alive(processes: set[tuple[int, str]]) -> set[tuple[int, str]]:
+    table = _processes()
+    return {(pid, start) for pid, start in processes if pid in table and table[pid][1] == start}
 
 
 @pytest.fixture
@@ -134,6 +154,16 @@ def ladder_folder(tmp_path: Path) -> Iterator[tuple[Path, dict[str, str]]]:
         tokens[name] = added.output.strip().splitlines()[-1].strip()
         assert tokens[name].split(".")[0].isdigit()
     yield folder, tokens
+
+
+def _version_of(folder: Path, bot: str) -> int:
+    db = sqlite3.connect(f"file:{folder / 'ladder.sqlite'}?mode=ro", uri=True, timeout=10)
+    try:
+        row = db.execute("SELECT MAX(v.id) FROM versions v JOIN bots b ON b.id = v.bot WHERE b.name = ?",
+                         (bot,)).fetchone()
+        return int(row[0])
+    finally:
+        db.close()
 
 
 def _submit(client: httpx.Client, token: str, name: str, language: str, file_name: str, data: bytes) -> int:
@@ -179,11 +209,19 @@ def test_a_ladder_from_submission_to_resume(ladder_folder: tuple[Path, dict[str,
     ladder = Ladder(folder)
     try:
         with httpx.Client(base_url=ladder.url, timeout=60) as client:
-            python_v = _submit(client, tokens["alice"], "alice", "python", "bot.py", PY_BOT.read_bytes())
             c_v = _submit(client, tokens["bob"], "bob", "c", "random_bot.c", C_BOT.read_bytes())
             broken_v = _submit(client, tokens["carol"], "carol", "c", "broken.c",
                                b"int main(void) { return this does not compile; }\n")
-            assert _final_state(client, tokens["alice"], python_v)["state"] == "ready"
+            # The Python bot by `arena ladder submit` (a folder, zipped), which waits until it is ready.
+            mine = folder.parent / "alice-bot"
+            mine.mkdir()
+            shutil.copy(PY_BOT, mine / "bot.py")
+            submitted = subprocess.run(
+                [sys.executable, "-m", "arena", "ladder", "submit", ladder.url, str(mine), "--token", tokens["alice"],
+                 "--language", "python", "--name", "alice"], capture_output=True, text=True, timeout=600)
+            assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+            assert "ready" in submitted.stdout
+            python_v = _version_of(folder, "alice")
             assert _final_state(client, tokens["bob"], c_v)["state"] == "ready"
             broken = _final_state(client, tokens["carol"], broken_v)
             assert broken["state"] == "failed"
@@ -205,9 +243,10 @@ def test_a_ladder_from_submission_to_resume(ladder_folder: tuple[Path, dict[str,
             assert "alice" in texts["/"] and "bob" in texts["/"]
             assert "alice" in texts["/bot/alice"]
         # kill -9: nothing finished is lost, nothing is left running, the same command resumes.
-        before = _games(folder)
+        running = _wait_for("bots under way", lambda: _descendants(ladder.process.pid), 60)
         ladder.kill(signal.SIGKILL)
-        _wait_for("the killed ladder's bots to be gone", lambda: not _group_alive(ladder.process.pid), 60)
+        before = _games(folder)
+        _wait_for("the killed ladder's bots to be gone", lambda: not _alive(running), 60)
         kept = _games(folder)
         assert {i: kept[i] for i in before} == before
         again = Ladder(folder)

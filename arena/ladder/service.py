@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from arena.errors import ArenaError
 from arena.ladder.config import Ladder
 from arena.ladder.logs import prune_logs
 from arena.ladder.runner import LadderRunner
@@ -21,6 +22,7 @@ from arena.ladder.store import LadderStore
 from arena.ladder.submissions import Submissions
 from arena.ladder.tokens import TokenChecker
 from arena.league.executor import Executor, LocalExecutor
+from arena.process.sandbox import probe
 
 if TYPE_CHECKING:
     from arena.cluster.executor import DaskExecutor
@@ -34,6 +36,7 @@ class LadderService:
     """An opened ladder (a context manager: leaving it closes its store and cluster)."""
 
     def __init__(self, ladder: Ladder, tell: Say = lambda line: None) -> None:
+        require_sandbox()
         self.ladder = ladder
         self.tell = tell
         self.store = LadderStore.open(ladder.database, ladder.name, create=False)
@@ -97,6 +100,18 @@ class LadderService:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class NoSandboxError(ArenaError):
+    """The ladder runs strangers' code: it never runs without its sandbox."""
+
+
+def require_sandbox() -> None:
+    """A ladder's bots and builds are untrusted: without bubblewrap here, it does not run."""
+    isolation = probe()
+    if not isolation.sandbox or isolation.bwrap is None:
+        raise NoSandboxError(f"a ladder runs entrants' code only in its sandbox, and this machine has none "
+                             f"({isolation.why}); see `arena doctor` for the fix")
 
 
 def init_ladder(folder: Path, name: str, game_ids: list[str]) -> Ladder:

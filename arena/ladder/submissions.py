@@ -136,7 +136,7 @@ class Submissions:
             return
         log = ""
         if language.build:
-            self.store.set_version_state(version_id, "building", "building…")
+            await trio.to_thread.run_sync(self.store.set_version_state, version_id, "building", "building…")
             try:
                 built = await run_build(language.build, folder, self.ladder.build_limits)
             except BuildError as exc:

@@ -270,6 +270,10 @@ def _own(path: str, owner: tuple[int, int] | None, keep: int) -> None:
         os.chmod(path, mode | 0o700 if stat.S_ISDIR(info.st_mode) else mode)
 
 
+BUILD_NICENESS = 10
+"""A build runs beside games whose bots are timed: it takes the CPU they leave."""
+
+
 def _child_setup(limits: BuildLimits, command: BotCommand) -> Callable[[], None]:
     """Runs in the child before exec: die with the arena, the build's limits (inherited
     by every process of the sandbox), then the command's mounts and drop of user."""
@@ -285,6 +289,7 @@ def _child_setup(limits: BuildLimits, command: BotCommand) -> Callable[[], None]
 
     def setup() -> None:
         prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+        os.nice(BUILD_NICENESS)
         for which, value in values.items():
             resource.setrlimit(which, (value, value))
         command.in_child()

@@ -1,0 +1,146 @@
+"""The ladder's runner with real bots: units rotate seats over one deal of their own,
+a new version plays first, two versions of one entrant never meet, both slots play,
+and a bot that crashes game after game is paused with the reason (and resumes with a
+fixed version)."""
+
+from __future__ import annotations
+
+import dataclasses
+import sqlite3
+from pathlib import Path
+
+import pytest
+import trio
+
+from arena.ladder.config import Ladder
+from arena.ladder.runner import LadderRunner, unit_seed
+from arena.ladder.service import init_ladder
+from arena.ladder.store import LadderStore
+from arena.ladder.submissions import version_folder
+from arena.process.sandbox import probe
+
+RANDOM_BOT = Path(__file__).resolve().parents[1] / "bots" / "random_bot.py"
+CRASHING_BOT = '''import sys
+for line in sys.stdin:
+    if '"hello"' in line:
+        print('{"type": "ready", "name": "crash", "observation": false}', flush=True)
+    elif '"request"' in line:
+        sys.exit(3)
+'''
+
+pytestmark = pytest.mark.skipif(probe().bwrap is None, reason="the ladder runs bots only in its sandbox")
+
+
+def _ladder(tmp_path: Path, games: list[str], **changes: object) -> Ladder:
+    ladder = init_ladder(tmp_path / "ladder", "test", games)
+    return dataclasses.replace(ladder, **{"concurrency": 2, "min_games": 2, **changes})  # type: ignore[arg-type]
+
+
+def _enter(store: LadderStore, ladder: Ladder, entrant: str, bot: str, source: str) -> int:
+    """A ready Python version of `bot` (its check skipped: the runner is what is tested)."""
+    owner = store.entrant(entrant)
+    number = owner.id if owner is not None else store.add_entrant(entrant, "!")
+    version = store.add_version(number, bot, "python")
+    folder = version_folder(ladder, version.bot, version.number)
+    folder.mkdir(parents=True)
+    (folder / "bot.py").write_text(source)
+    store.set_version_state(version.id, "ready", "ready")
+    return version.id
+
+
+def _play(ladder: Ladder, store: LadderStore, games: int) -> LadderRunner:
+    runner = LadderRunner(ladder, store)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(runner.run)
+            with trio.fail_after(240):
+                while runner.games_played < games:  # noqa: ASYNC110 - the runner has no event per game
+                    await trio.sleep(0.05)
+            nursery.cancel_scope.cancel()
+
+    trio.run(main)
+    return runner
+
+
+def _seated(path: Path) -> list[tuple[int, str, int, int, list[int]]]:
+    """(game, table, unit, seed, versions by seat) of every stored game."""
+    db = sqlite3.connect(path)
+    try:
+        games = db.execute("SELECT idx, tbl, unit, seed FROM games ORDER BY idx").fetchall()
+        seats = db.execute("SELECT game, version FROM seats ORDER BY game, seat").fetchall()
+    finally:
+        db.close()
+    by_game: dict[int, list[int]] = {}
+    for game, version in seats:
+        by_game.setdefault(game, []).append(version)
+    return [(g, t, u, s, by_game[g]) for g, t, u, s in games]
+
+
+def test_units_rotate_seats_on_a_deal_of_their_own(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path, ["the-tree"])
+    store = LadderStore.open(ladder.database)
+    for name in ("ann", "ben", "cat", "dan"):
+        _enter(store, ladder, name, name, RANDOM_BOT.read_text())
+    runner = _play(ladder, store, 12)
+    games = _seated(ladder.database)
+    units: dict[int, list[tuple[int, str, int, int, list[int]]]] = {}
+    for game in games:
+        units.setdefault(game[2], []).append(game)
+    whole = [u for u in units.values() if len(u) == 2]
+    assert len(whole) >= 4
+    for unit in whole:
+        (first, second) = unit
+        assert first[4] == second[4][::-1]  # every version plays every seat once
+        assert first[3] == second[3] == unit_seed(store.secret, first[2])  # one deal per unit
+    seeds = {unit[0][3] for unit in units.values()}
+    assert len(seeds) == len(units)  # no deal at two units
+    assert runner.clock.busy > 0
+    store.close()
+
+
+def test_a_new_version_plays_first_and_an_entrant_never_meets_itself(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path, ["btt"], min_games=4, concurrency=1)
+    store = LadderStore.open(ladder.database)
+    for name in ("ann", "ben", "cat"):
+        _enter(store, ladder, name, name, RANDOM_BOT.read_text())
+    _play(ladder, store, 12)
+    late = _enter(store, ladder, "ann", "ann-two", RANDOM_BOT.read_text())  # a second bot of ann's
+    start = max(g[0] for g in _seated(ladder.database))
+    _play(ladder, store, 4)
+    after = [g for g in _seated(ladder.database) if g[0] > start]
+    assert sum(late in g[4] for g in after[:4]) == 4  # the new version is in each of the first games
+    for game in _seated(ladder.database):
+        assert not {1, late} <= set(game[4])  # ann's two bots never at one table
+    store.close()
+
+
+def test_a_bot_that_keeps_crashing_is_paused_and_a_fixed_version_resumes_it(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path, ["btt"], pause_after_faults=3, concurrency=1)
+    store = LadderStore.open(ladder.database)
+    for name in ("ann", "ben"):
+        _enter(store, ladder, name, name, RANDOM_BOT.read_text())
+    _enter(store, ladder, "cat", "cat", CRASHING_BOT)
+    _play(ladder, store, 14)
+    cat = store.bot("cat")
+    assert cat is not None and cat.status == "paused"
+    assert "3 faulted games in a row" in cat.reason and "crash" in cat.reason
+    assert any(action == "paused" and subject == "cat" for _, _, action, subject, _ in store.actions())
+    played = [g for g in _seated(ladder.database) if 3 in g[4]]
+    assert len(played) >= 3
+    _enter(store, ladder, "cat", "cat", RANDOM_BOT.read_text())
+    resumed = store.bot("cat")
+    assert resumed is not None and resumed.status == "active"
+    store.close()
+
+
+def test_stored_games_hold_the_labels_and_records(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path, ["btt"])
+    store = LadderStore.open(ladder.database)
+    for name in ("ann", "ben"):
+        _enter(store, ladder, name, name, RANDOM_BOT.read_text())
+    _play(ladder, store, 2)
+    db = sqlite3.connect(ladder.database)
+    record = db.execute("SELECT record FROM games ORDER BY idx LIMIT 1").fetchone()[0]
+    db.close()
+    assert "ann v1" in record and "ben v1" in record
