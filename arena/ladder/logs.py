@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+from collections.abc import Collection
 from pathlib import Path
 
 LOG_NAME = re.compile(r"(\d+)-(.+)_v(\d+)(?:\.protocol)?\.log")
@@ -32,7 +33,7 @@ def unit_logs(logs: Path, unit: int, bot: str) -> list[Path]:
     return found
 
 
-def prune_logs(logs: Path, keep: int, under_way: set[int] = frozenset()) -> int:  # type: ignore[assignment]
+def prune_logs(logs: Path, keep: int, under_way: Collection[int] = ()) -> int:
     """Remove each bot's logs beyond its newest `keep` units (never a unit under way);
     the number of files removed."""
     if not logs.is_dir():
