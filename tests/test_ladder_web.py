@@ -6,24 +6,28 @@ and the leaderboard and a bot's page on a synthetic store of 100 bots."""
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 import trio
+import trio.testing
 from starlette.applications import Starlette
 
 from arena import records
 from arena.ladder import queries
-from arena.ladder.config import LADDER_FILE, Ladder, ladder_file_text, load_ladder
+from arena.ladder.config import LADDER_FILE, Ladder, LadderTable, ladder_file_text, load_ladder
 from arena.ladder.store import Entrant, LadderStore, SeatResult, Version
 from arena.ladder.submissions import SubmissionError
 from arena.ladder.tokens import TokenChecker, hash_token, new_token, placeholder_hash
-from arena.ladder.web import SESSION_COOKIE, ladder_app
+from arena.ladder.web import SESSION_COOKIE, EloCache, ladder_app
 from arena.league.under_way import GamesUnderWay
 from arena.records.record import Ply
+from arena.stats.ratings import Rating
 from tests.helpers.games import random_game_record
 
 EVIL = "<script>alert(1)</script>"
@@ -444,43 +448,81 @@ def test_leaderboard_and_bot_page_of_100_bots_and_20000_games(tmp_path: Path) ->
         store.close()
 
 
-def test_table_totals_brought_up_to_date_equal_totals_counted_afresh(world: World) -> None:
+def test_table_totals_grow_with_every_stored_game(world: World) -> None:
     alpha = ready_version(world.store, "alice", "alpha")
     beta = ready_version(world.store, "bob", "beta")
     for seed in range(3):
         play(world.store, alpha, beta, seed, fault="crash" if seed else None)
     with queries.reading(world.ladder.database) as db:
-        before = queries.table_stats(db, "btt-2", 2)
+        before = queries.table_stats(db, "btt-2")
     for seed in range(3, 5):
         play(world.store, beta, alpha, seed, fault="timeout")
     with queries.reading(world.ladder.database) as db:
-        updated = queries.table_stats(db, "btt-2", 2, since=before)
-        afresh = queries.table_stats(db, "btt-2", 2)
-    assert updated == afresh
-    assert updated.versions[beta.id].games == 5 and updated.versions[beta.id].wins == 2
-    assert updated.versions[alpha.id].faults == {"timeout": 2} and updated.versions[beta.id].faults == {"crash": 2}
+        after = queries.table_stats(db, "btt-2")
+        pairs = queries.table_pairs(db, "btt-2")
+    assert after.last == before.last + 2
+    assert after.versions[beta.id].games == 5 and after.versions[beta.id].wins == 2
+    assert after.versions[alpha.id].faults == {"timeout": 2} and after.versions[beta.id].faults == {"crash": 2}
     assert before.versions[alpha.id].faults == {}  # the first totals were left as they were
+    assert pairs == {(alpha.id, beta.id): (3.0, 5)}
 
 
-def test_while_the_app_runs_the_boards_are_brought_up_to_date_off_the_pages_path(world: World) -> None:
+def test_while_the_app_runs_games_count_at_once_and_the_elo_is_refitted_off_the_pages_path(world: World) -> None:
     alpha = ready_version(world.store, "alice", "alpha")
     beta = ready_version(world.store, "bob", "beta")
     play(world.store, alpha, beta, 1)
 
-    async def games_of_alpha(http: httpx.AsyncClient) -> int:
+    async def alpha_row(http: httpx.AsyncClient) -> dict[str, Any]:
         rows = (await http.get("/api/leaderboard")).json()["tables"][0]["rows"]
-        return int(next(r["games"] for r in rows if r["bot"] == "alpha"))
+        return dict(next(r for r in rows if r["bot"] == "alpha"))
 
     async def talk(http: httpx.AsyncClient) -> None:
         async with world.app.router.lifespan_context(world.app):
-            assert await games_of_alpha(http) == 1
+            first = await alpha_row(http)
+            assert first["games"] == 1 and first["elo"]["value"] > 0
             await trio.to_thread.run_sync(play, world.store, alpha, beta, 2)
-            seen = []
+            row = await alpha_row(http)
+            assert row["games"] == 2  # the totals are read as they are
+            seen = [row["elo"]]
             for _ in range(300):  # the refresher comes every REFRESH_S
-                seen.append(await games_of_alpha(http))
-                if seen[-1] == 2:
+                if seen[-1] != first["elo"]:
                     break
                 await trio.sleep(0.1)
-            assert seen[-1] == 2, seen
+                seen.append((await alpha_row(http))["elo"])
+            assert seen[-1]["value"] > first["elo"]["value"], seen  # two wins of two now
 
     ask(world.app, talk)
+
+
+def test_a_page_that_comes_while_the_elo_is_fitted_waits_for_that_fit(world: World,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    alpha = ready_version(world.store, "alice", "alpha")
+    beta = ready_version(world.store, "bob", "beta")
+    play(world.store, alpha, beta, 1)
+    fits, release = [], threading.Event()
+    fit = EloCache._fit
+
+    def held_fit(cache: EloCache, table: LadderTable, versions: tuple[int, ...], previous: Any) -> Any:
+        fits.append(versions)
+        release.wait(30)
+        return fit(cache, table, versions, previous)
+
+    monkeypatch.setattr(EloCache, "_fit", held_fit)
+    cache = EloCache(world.ladder.database)
+    table = world.ladder.tables[0]
+    versions = tuple(sorted((alpha.id, beta.id)))
+    answers: list[dict[int, Rating]] = []
+
+    async def main() -> None:
+        async def page() -> None:
+            answers.append(await cache.get(table, 1, versions))
+
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(page)
+            nursery.start_soon(page)
+            await trio.testing.wait_all_tasks_blocked()  # one fits, the other waits for it
+            release.set()
+
+    trio.run(main)
+    assert fits == [versions]
+    assert len(answers) == 2 and answers[0] == answers[1] and answers[0][alpha.id].value > 0

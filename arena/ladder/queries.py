@@ -2,15 +2,15 @@
 its own read-only connection (never the runner's, so a page can neither change nor lock
 what the runner writes) and reads one snapshot.
 
-Every query aggregates in SQLite (GROUP BY) or reads a bounded list through the
-schema's indexes (seats_by_bot, seats_by_version, games_by_table), so a page costs the
-same with 100 games or 100,000: the only reads that grow with a table's games are
-`table_stats` (per-version totals and pair totals for Elo), which the pages compute in
-a worker thread, cache by the table's last game, and bring up to date from the games
-stored since.
+No query reads all of a table's games. The leaderboard reads the running totals the
+store writes with every game (arena.ladder.schema: games, wins and faults per version,
+points per pair of versions), a few rows per bot; the rest reads a bounded list through
+the schema's indexes (seats_by_bot, seats_by_version, games_by_table), or aggregates
+one bot's games. Only the Elo fit costs more than a read (set by the pairs of versions
+that met, not by the games), so the pages cache it (arena.ladder.web).
 
-`synthetic_store` fills a ladder database with made-up bots and games, fast, for tests
-and the bench."""
+`synthetic_store` fills a ladder database with made-up bots and games, and their totals,
+fast, for tests and the bench."""
 
 from __future__ import annotations
 
@@ -118,57 +118,38 @@ class VersionStats:
     faults: dict[str, int] = field(default_factory=dict)
     """Faulted games by the fault's reason."""
 
-    def add(self, games: int, wins: int, fault: str | None) -> None:
-        self.games += games
-        self.wins += wins
-        if fault is not None:
-            self.faults[fault] = self.faults.get(fault, 0) + games
-
 
 @dataclass(frozen=True)
 class TableStats:
-    """A table's totals up to game `last`. Games are only ever added, so newer totals
-    are these plus the games after it (`table_stats(..., since=these)`)."""
+    """A table's totals up to its game `last`."""
 
     last: int
     versions: dict[int, VersionStats]
-    pairs: dict[tuple[int, int], tuple[float, int]]
-    """(version of seat 0, version of seat 1) -> (points of seat 0, games) of a 2-seat table."""
 
 
-def table_stats(db: sqlite3.Connection, table: str, seats: int, since: TableStats | None = None) -> TableStats:
-    """Per-version games, wins and faults at `table`, and for a 2-seat table the pair
-    totals of every pairing that met: one GROUP BY over the table's games after those
-    `since` counts (all of them without it), through games_by_table."""
-    last = last_game(db, table)
-    after = 0 if since is None else since.last
-    versions = {} if since is None else {v: VersionStats(s.games, s.wins, dict(s.faults))
-                                         for v, s in since.versions.items()}
-    pairs = {} if since is None else dict(since.pairs)
-    if seats == 2:
-        rows = db.execute(f"""
-            SELECT a.version, b.version, a.fault, b.fault, COUNT(*), SUM(a.rank = 1), SUM(b.rank = 1),
-                   SUM({WIN_POINTS})
-            FROM games g JOIN seats a ON a.game = g.idx AND a.seat = 0 JOIN seats b ON b.game = g.idx AND b.seat = 1
-            WHERE g.tbl = ? AND g.idx > ? AND g.idx <= ? GROUP BY a.version, b.version, a.fault, b.fault""",
-            (table, after, last))
-        for first, second, first_fault, second_fault, games, first_wins, second_wins, points in rows:
-            versions.setdefault(int(first), VersionStats()).add(int(games), int(first_wins), first_fault)
-            versions.setdefault(int(second), VersionStats()).add(int(games), int(second_wins), second_fault)
-            old_points, old_games = pairs.get((int(first), int(second)), (0.0, 0))
-            pairs[int(first), int(second)] = (old_points + float(points), old_games + int(games))
-    else:
-        for version, fault, games, wins in db.execute("""
-                SELECT s.version, s.fault, COUNT(*), SUM(s.rank = 1)
-                FROM games g JOIN seats s ON s.game = g.idx
-                WHERE g.tbl = ? AND g.idx > ? AND g.idx <= ? GROUP BY s.version, s.fault""", (table, after, last)):
-            versions.setdefault(int(version), VersionStats()).add(int(games), int(wins), fault)
-    return TableStats(last, versions, pairs)
+def table_stats(db: sqlite3.Connection, table: str) -> TableStats:
+    """Games, wins and faults by reason of every version that played at `table`, from
+    the totals the store keeps beside the ratings: a row per version and per fault
+    reason, whatever the number of games."""
+    versions = {int(version): VersionStats(int(games), int(wins)) for version, games, wins
+                in db.execute("SELECT version, games, wins FROM ratings WHERE tbl = ?", (table,))}
+    for version, reason, count in db.execute("SELECT version, reason, count FROM fault_totals WHERE tbl = ?",
+                                             (table,)):
+        versions.setdefault(int(version), VersionStats()).faults[str(reason)] = int(count)
+    return TableStats(last_game(db, table), versions)
+
+
+def table_pairs(db: sqlite3.Connection, table: str) -> dict[tuple[int, int], tuple[float, int]]:
+    """(version a, version b) -> (points of a against b, games) for every pair of versions
+    that met in a 2-seat game at `table` (a < b): what the Elo fit reads."""
+    return {(int(a), int(b)): (float(points), int(games)) for a, b, points, games
+            in db.execute("SELECT a, b, points, games FROM pair_totals WHERE tbl = ?", (table,))}
 
 
 def elo_of(versions: list[int], pairs: dict[tuple[int, int], tuple[float, int]]) -> dict[int, Rating]:
-    """Elo with 95% errors of `versions` from their games against one another
-    (arena.ladder.ratings.elo_from_totals: its cost is set by the pairs, not the games)."""
+    """Elo with 95% errors of `versions` from their games against one another, given as
+    pair totals in either order (arena.ladder.ratings.elo_from_totals: its cost is set by
+    the pairs, not the games)."""
     if not versions:
         return {}
     number = {version: k for k, version in enumerate(versions)}
@@ -340,8 +321,9 @@ class FaultRow:
 
 
 def fault_counts(db: sqlite3.Connection, bot: int) -> dict[str, int]:
-    rows = db.execute("SELECT fault, COUNT(*) FROM seats WHERE bot = ? AND fault IS NOT NULL GROUP BY fault "
-                      "ORDER BY COUNT(*) DESC", (bot,)).fetchall()
+    """The bot's faulted games by reason, over its versions and tables (from the totals)."""
+    rows = db.execute("SELECT f.reason, SUM(f.count) FROM fault_totals f JOIN versions v ON v.id = f.version "
+                      "WHERE v.bot = ? GROUP BY f.reason ORDER BY SUM(f.count) DESC, f.reason", (bot,)).fetchall()
     return {str(reason): int(count) for reason, count in rows}
 
 
@@ -395,8 +377,9 @@ FAULTS = ("timeout", "illegal action", "crash")
 def synthetic_store(path: Path, bots: int, games: int, seed: int, table: str = "btt-2") -> None:
     """A ladder database at `path` (made if missing) holding `bots` bots (two ready
     versions each, four bots per entrant, a few paused or retired) and `games` 2-seat
-    games at `table` between random pairs, with a rating after every game and each
-    version's final rating: what the pages read, made in seconds with executemany.
+    games at `table` between random pairs, with a rating after every game, each
+    version's final rating and the totals the store keeps (counted here as the games are
+    made up): what the pages read, made in seconds with executemany.
     The records are empty (a replay of these games is not available)."""
     LadderStore.open(path, "synthetic").close()
     rng = random.Random(seed)
@@ -418,6 +401,9 @@ def synthetic_store(path: Path, bots: int, games: int, seed: int, table: str = "
         strength = [rng.gauss(0, 1) for _ in range(bots)]
         skill = {2 * b + n: [25.0, 25.0 / 3] for b in range(bots) for n in (1, 2)}
         played = dict.fromkeys(skill, 0)
+        wins = dict.fromkeys(skill, 0)
+        faults: dict[tuple[int, str], int] = {}
+        pairs: dict[tuple[int, int], list[float]] = {}
         game_rows, seat_rows = [], []
         for idx in range(1, games + 1):
             first, second = rng.sample(range(bots), 2)
@@ -434,15 +420,26 @@ def synthetic_store(path: Path, bots: int, games: int, seed: int, table: str = "
                 sigma = max(0.8, sigma * 0.985)
                 skill[version] = [mu, sigma]
                 played[version] += 1
+                wins[version] += rank == 1
                 fault = rng.choice(FAULTS) if rng.random() < 0.02 else None
+                if fault is not None:
+                    faults[version, fault] = faults.get((version, fault), 0) + 1
                 seat_rows.append((idx, seat, version, (first, second)[seat] + 1, rank, None, fault,
                                   None if fault is None else f"made up: {fault}", mu, sigma))
+            (a, a_rank), (b, b_rank) = sorted(zip(versions, ranks, strict=True))
+            pair = pairs.setdefault((a, b), [0.0, 0])
+            pair[0] += 1.0 if a_rank < b_rank else 0.5 if a_rank == b_rank else 0.0
+            pair[1] += 1
         db.executemany("INSERT INTO games (idx, tbl, unit, seed, termination, plies, record, finished) "
                        "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", game_rows)
         db.executemany("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", seat_rows)
-        db.executemany("INSERT INTO ratings (tbl, version, mu, sigma, games) VALUES (?, ?, ?, ?, ?)",
-                       [(table, version, mu, sigma, played[version]) for version, (mu, sigma) in skill.items()
-                        if played[version]])
+        db.executemany("INSERT INTO ratings (tbl, version, mu, sigma, games, wins) VALUES (?, ?, ?, ?, ?, ?)",
+                       [(table, version, mu, sigma, played[version], wins[version])
+                        for version, (mu, sigma) in skill.items() if played[version]])
+        db.executemany("INSERT INTO fault_totals (tbl, version, reason, count) VALUES (?, ?, ?, ?)",
+                       [(table, version, reason, count) for (version, reason), count in faults.items()])
+        db.executemany("INSERT INTO pair_totals (tbl, a, b, points, games) VALUES (?, ?, ?, ?, ?)",
+                       [(table, a, b, points, int(count)) for (a, b), (points, count) in pairs.items()])
         db.execute("UPDATE meta SET value = ? WHERE key = 'units'", (str((games + 1) // 2),))
         db.execute("COMMIT")
     finally:

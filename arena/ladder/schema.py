@@ -6,7 +6,15 @@ database of the previous version upgrades.
 Schema 1: entrants (a token hash each), their bots, each bot's versions (submitted,
 built, checked), the ratings of every version at every table, every finished game
 with one row per seat (the rating after it: a bot's history), the void units and the
-log of every organiser's and entrant's action."""
+log of every organiser's and entrant's action.
+
+Beside each version's rating at a table the store keeps running totals, written in the
+transaction that stores each game, so the leaderboard reads a few rows per bot and
+never counts the games: `ratings.games` and `ratings.wins` (games stored at the table,
+rated or not, and those it ranked first in, alone or tied), `fault_totals` (faulted
+games by the fault's reason) and, for 2-seat games, `pair_totals`: one row per pair of
+versions that met, `a < b`, with the points `a` scored against `b` (a win 1, a tie 0.5)
+and their games, what the Elo fit reads. A void unit adds to none of them."""
 
 from __future__ import annotations
 
@@ -30,7 +38,14 @@ TABLES = {
         UNIQUE (bot, number))""",
     "ratings": """CREATE TABLE ratings (
         tbl TEXT NOT NULL, version INTEGER NOT NULL REFERENCES versions(id), mu REAL NOT NULL,
-        sigma REAL NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (tbl, version))""",
+        sigma REAL NOT NULL, games INTEGER NOT NULL, wins INTEGER NOT NULL DEFAULT 0,
+        PRIMARY KEY (tbl, version))""",
+    "fault_totals": """CREATE TABLE fault_totals (
+        tbl TEXT NOT NULL, version INTEGER NOT NULL REFERENCES versions(id), reason TEXT NOT NULL,
+        count INTEGER NOT NULL, PRIMARY KEY (tbl, version, reason)) WITHOUT ROWID""",
+    "pair_totals": """CREATE TABLE pair_totals (
+        tbl TEXT NOT NULL, a INTEGER NOT NULL REFERENCES versions(id), b INTEGER NOT NULL REFERENCES versions(id),
+        points REAL NOT NULL, games INTEGER NOT NULL, PRIMARY KEY (tbl, a, b), CHECK (a < b)) WITHOUT ROWID""",
     "games": """CREATE TABLE games (
         idx INTEGER PRIMARY KEY, tbl TEXT NOT NULL, unit INTEGER NOT NULL, seed INTEGER NOT NULL,
         termination TEXT NOT NULL, plies INTEGER NOT NULL, record TEXT NOT NULL, finished TEXT NOT NULL)""",

@@ -127,30 +127,28 @@ class LadderStore:
             _create(path, name)
         try:
             db = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30)
-            db.execute("PRAGMA journal_mode = WAL")
-            db.execute("PRAGMA synchronous = FULL")
-            db.execute("PRAGMA foreign_keys = ON")
-            version = db.execute("PRAGMA user_version").fetchone()[0]
-            tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        except sqlite3.DatabaseError as exc:
-            raise LadderStoreError(f"{path} is not a ladder's database ({exc}); it was left as it is. Restore it "
-                                   "from a backup, or move it away to start afresh") from None
-        if version > SCHEMA_VERSION:
+        except sqlite3.Error as exc:
+            raise LadderStoreError(f"cannot open {path} ({exc}); check the file and its folder") from None
+        try:
+            _check_ladder(db, path)
+            # Only now anything is written (WAL mode is kept in the file's header): a file
+            # that is not a ladder's, or is newer, is left byte for byte as it was.
+            try:
+                db.execute("PRAGMA journal_mode = WAL")
+                db.execute("PRAGMA synchronous = FULL")
+                db.execute("PRAGMA foreign_keys = ON")
+                version = int(db.execute("PRAGMA user_version").fetchone()[0])
+            except sqlite3.Error as exc:
+                raise LadderStoreError(f"cannot write {path} ({exc}); check the permissions of the file and its "
+                                       "folder, and free space") from None
+        except BaseException:
             db.close()
-            raise LadderStoreError(f"{path} was made by a newer arena (schema {version}, this one reads up to "
-                                   f"{SCHEMA_VERSION}); upgrade the arena (pip install -U arena)")
-        if version < 1 or "meta" not in tables or (version == SCHEMA_VERSION and not set(TABLES) <= tables):
-            db.close()
-            raise LadderStoreError(f"{path} is not a ladder's database (its tables differ); it was left as it is. "
-                                   "Move it away to start afresh")
+            raise
         store = cls(db, path)
         if version < SCHEMA_VERSION:
             with store.transaction() as tx:
                 migrate(tx, version)
                 tx.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-        if store.meta("kind") != "ladder":
-            db.close()
-            raise LadderStoreError(f"{path} holds no ladder; it was left as it is. Move it away to start afresh")
         return store
 
     def close(self) -> None:
@@ -375,6 +373,45 @@ class LadderStore:
         return [Playing(int(r[0]), int(r[1]), r[2], int(r[3]), int(r[4]), r[5],
                         Skill(r[6], r[7]) if r[6] is not None else start, int(r[8] or 0)) for r in rows]
 
+    def remove_version(self, version_id: int) -> None:
+        """The version is removed (the pruning policy's choice: its files go): it never
+        plays again, and its games, ratings and log stay. Logged as the ladder's action.
+        LadderStoreError for an unknown version, one still being built or checked (its
+        build would overwrite the state) and the one its owner chose to play."""
+        with self.transaction() as tx:
+            row = tx.execute("SELECT v.number, v.state, b.name, b.chosen FROM versions v JOIN bots b ON b.id = v.bot "
+                             "WHERE v.id = ?", (version_id,)).fetchone()
+            if row is None:
+                raise LadderStoreError(f"no version {version_id} to remove")
+            number, state, bot_name, chosen = row
+            if state == "removed":
+                return
+            if state in ("building", "checking"):
+                raise LadderStoreError(f"{bot_name} v{number} is {state}; remove it once its build and check are over")
+            if chosen == version_id:
+                raise LadderStoreError(f"{bot_name} v{number} is the version its owner chose to play; it is kept "
+                                       "until they choose another")
+            tx.execute("UPDATE versions SET state = 'removed' WHERE id = ?", (version_id,))
+            self.log_action(tx, "ladder", "remove version", f"{bot_name} v{number}", f"it was {state}")
+
+    def versions_to_prune(self, keep: int) -> list[Version]:
+        """Per bot, the versions beyond its newest `keep` (counted among those not yet
+        removed) that may go: never one being built or checked, nor the one that plays
+        (the owner's chosen one, else the newest ready one, however old), nor one
+        removed already. Oldest first, bot by bot."""
+        if keep < 0:
+            raise ValueError(f"keep = {keep}: give how many versions each bot keeps (0 or more)")
+        rows = self._read("""
+            SELECT id, bot, number, language, state, log, submitted FROM (
+                SELECT v.id, v.bot, v.number, v.language, v.state, v.log, v.submitted,
+                       ROW_NUMBER() OVER (PARTITION BY v.bot ORDER BY v.number DESC) AS place,
+                       COALESCE(b.chosen, (SELECT r.id FROM versions r WHERE r.bot = v.bot AND r.state = 'ready'
+                                           ORDER BY r.number DESC LIMIT 1)) AS plays
+                FROM versions v JOIN bots b ON b.id = v.bot WHERE v.state != 'removed')
+            WHERE place > ? AND id IS NOT plays AND state NOT IN ('building', 'checking')
+            ORDER BY bot, number""", (keep,))
+        return [Version(*row) for row in rows]
+
     # ---- units and games --------------------------------------------------------------
 
     def next_unit(self) -> int:
@@ -389,8 +426,10 @@ class LadderStore:
     def save_game(self, table: str, unit: int, seed: int, seats: Sequence[SeatResult], termination: str,
                   plies: int, record: str, rate: bool, pause_after: int) -> StoredOutcome:
         """Store a finished game with the ratings it gives (`rate`: it counts; a game
-        decided by nothing but faults still counts) and the bots' fault streaks; a bot
-        at `pause_after` faulted games in a row is paused with the reason."""
+        decided by nothing but faults still counts), the totals the leaderboard reads
+        (games, wins, faults by reason, and the pair's points of a 2-seat game: see
+        arena.ladder.schema; rated or not, the game counts in them) and the bots' fault
+        streaks; a bot at `pause_after` faulted games in a row is paused with the reason."""
         from arena.ladder.ratings import rate_game
 
         paused: list[tuple[str, str]] = []
@@ -409,12 +448,16 @@ class LadderStore:
                 tx.execute("INSERT INTO seats VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            (game, place, seat.version, bot, seat.rank, seat.score, seat.fault, seat.fault_detail,
                             skill.mu, skill.sigma))
-                tx.execute("INSERT INTO ratings (tbl, version, mu, sigma, games) VALUES (?, ?, ?, ?, 1) "
+                tx.execute("INSERT INTO ratings (tbl, version, mu, sigma, games, wins) VALUES (?, ?, ?, ?, 1, ?) "
                            "ON CONFLICT (tbl, version) DO UPDATE SET mu = excluded.mu, sigma = excluded.sigma, "
-                           "games = games + 1", (table, seat.version, skill.mu, skill.sigma))
+                           "games = games + 1, wins = wins + excluded.wins",
+                           (table, seat.version, skill.mu, skill.sigma, int(seat.rank == 1)))
                 if seat.fault is None:
                     tx.execute("UPDATE bots SET fault_streak = 0 WHERE id = ?", (bot,))
                     continue
+                tx.execute("INSERT INTO fault_totals (tbl, version, reason, count) VALUES (?, ?, ?, 1) "
+                           "ON CONFLICT (tbl, version, reason) DO UPDATE SET count = count + 1",
+                           (table, seat.version, seat.fault))
                 tx.execute("UPDATE bots SET fault_streak = fault_streak + 1 WHERE id = ?", (bot,))
                 name, streak, status = tx.execute("SELECT name, fault_streak, status FROM bots WHERE id = ?",
                                                   (bot,)).fetchone()
@@ -425,6 +468,12 @@ class LadderStore:
                     tx.execute("UPDATE bots SET status = 'paused', reason = ? WHERE id = ?", (why, bot))
                     self.log_action(tx, "ladder", "paused", name, why)
                     paused.append((name, why))
+            if len(seats) == 2 and seats[0].version != seats[1].version:
+                first, second = sorted(seats, key=lambda s: s.version)
+                points = 1.0 if first.rank < second.rank else 0.5 if first.rank == second.rank else 0.0
+                tx.execute("INSERT INTO pair_totals (tbl, a, b, points, games) VALUES (?, ?, ?, ?, 1) "
+                           "ON CONFLICT (tbl, a, b) DO UPDATE SET points = points + excluded.points, games = games + 1",
+                           (table, first.version, second.version, points))
         return StoredOutcome(game, paused)
 
     def save_void(self, table: str, unit: int, versions: Sequence[int], error: str) -> None:
@@ -437,6 +486,29 @@ class LadderStore:
         row = self._one("SELECT COUNT(*) FROM games")
         count = row[0] if row else 0
         return int(count)
+
+
+def _check_ladder(db: sqlite3.Connection, path: Path) -> None:
+    """LadderStoreError, naming the fix, unless `db` is a ladder's database this arena
+    reads; only reads."""
+    try:
+        version = int(db.execute("PRAGMA user_version").fetchone()[0])
+        tables = {n for (n,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise LadderStoreError(f"{path} is not a ladder's database ({exc}); it was left as it is. Restore it "
+                               "from a backup, or move it away to start afresh") from None
+    if version > SCHEMA_VERSION:
+        raise LadderStoreError(f"{path} was made by a newer arena (schema {version}, this one reads up to "
+                               f"{SCHEMA_VERSION}); it was left as it is: upgrade the arena (pip install -U arena)")
+    if version < 1 or "meta" not in tables or (version == SCHEMA_VERSION and not set(TABLES) <= tables):
+        raise LadderStoreError(f"{path} is not a ladder's database (its tables differ); it was left as it is. "
+                               "Move it away to start afresh")
+    try:
+        kind = db.execute("SELECT value FROM meta WHERE key = 'kind'").fetchone()
+    except sqlite3.DatabaseError:
+        kind = None
+    if kind is None or kind[0] != "ladder":
+        raise LadderStoreError(f"{path} holds no ladder; it was left as it is. Move it away to start afresh")
 
 
 def _create(path: Path, name: str) -> None:

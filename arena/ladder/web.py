@@ -14,10 +14,11 @@ first and the bytes counted as they arrive, so an oversized upload is refused be
 it is read whole.
 
 Reads: arena.ladder.queries, one read-only connection per request, in a worker thread
-(the clock loop never waits on SQLite). The leaderboard's totals and Elo grow with the
-games, so they are cached per table by its last game and brought up to date from the
-new games only, at most every REFRESH_S, by a task of the app's lifespan (a page only
-reads them). Writes (rollback, retire) open the ladder's store for that one write."""
+(the clock loop never waits on SQLite). The leaderboard reads the totals the store
+keeps with every game; only its Elo, a fit over the pairs of versions that met, is
+cached per table by its last game and the versions on the board, and refitted at most
+every REFRESH_S by a task of the app's lifespan (a page only reads it). Writes
+(rollback, retire) open the ladder's store for that one write."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ FORM_BYTES = 1 << 16
 LOG_BYTES = 1 << 20
 """Of each stderr log file, a page shows at most this much (the referee caps them too)."""
 REFRESH_S = 3.0
-"""A table's totals and Elo are recomputed at most this often, however fast games end."""
+"""A table's Elo is refitted at most this often, however fast games end."""
 REPLAYS_KEPT = 16
 UNDER_WAY_REFRESH_S = 5
 
@@ -113,58 +114,65 @@ class Viewer:
 
 
 @dataclass
-class _Board:
-    stats: TableStats
+class _Elo:
+    last: int
+    """The table's last game when it was fitted."""
     versions: tuple[int, ...]
     elo: dict[int, Rating]
     at: float
 
 
-class BoardCache:
-    """Each table's totals (games, wins, faults per version, pair totals) and Elo,
-    computed in a worker thread and brought up to date from the games stored since
-    (games are only ever added). While the app runs, `keep_fresh` does that every
-    REFRESH_S and a page only reads what it made; without it (an app nobody started)
-    a page brings a table up to date itself, at most every REFRESH_S."""
+class EloCache:
+    """Each 2-seat table's Elo of the versions on its board, fitted in a worker thread
+    from the pair totals the store keeps (tens of milliseconds with 100 bots, too much
+    for every request). While the app runs, LadderSite.keep_boards_fresh refits it
+    every REFRESH_S when games came or the board's versions changed, and a page only
+    reads what it made; without it (an app nobody started) a page refits a table
+    itself, at most every REFRESH_S."""
 
     def __init__(self, path: Path) -> None:
         self.path = path
         self.kept_fresh = False
-        self._boards: dict[str, _Board] = {}
-        self._busy: set[str] = set()
+        self._fits: dict[str, _Elo] = {}
+        self._fitting: dict[str, anyio.Event] = {}
+        """The tables being fitted now, each with the event set when its fit is stored."""
 
-    async def get(self, table: LadderTable, last: int, versions: tuple[int, ...]) \
-            -> tuple[TableStats, dict[int, Rating]]:
-        board = self._boards.get(table.key)
-        if board is not None:
-            current = board.stats.last == last and board.versions == versions
-            if current or self.kept_fresh or time.monotonic() - board.at < REFRESH_S or table.key in self._busy:
-                return board.stats, board.elo
-        board = await self.update(table, versions)
-        return board.stats, board.elo
+    async def get(self, table: LadderTable, last: int, versions: tuple[int, ...]) -> dict[int, Rating]:
+        """The table's Elo (none for a table of more than two seats)."""
+        if table.seats != 2:
+            return {}
+        fit = self._fits.get(table.key)
+        if fit is not None:
+            current = fit.last == last and fit.versions == versions
+            if current or self.kept_fresh or time.monotonic() - fit.at < REFRESH_S or table.key in self._fitting:
+                return fit.elo
+        return (await self.update(table, versions)).elo
 
-    async def update(self, table: LadderTable, versions: tuple[int, ...]) -> _Board:
-        """The table's totals and Elo, brought up to date (unchanged when no game came
-        and the versions on the board are the same)."""
-        self._busy.add(table.key)
+    async def update(self, table: LadderTable, versions: tuple[int, ...]) -> _Elo:
+        """The table's Elo, refitted (unchanged when no game came and the versions on
+        the board are the same). A fit of the table already under way is waited for
+        rather than run twice at once (a page that comes while the refresher fits)."""
+        while (running := self._fitting.get(table.key)) is not None:
+            await running.wait()
+            fit = self._fits.get(table.key)
+            if fit is not None and fit.versions == versions:
+                return fit
+        done = self._fitting[table.key] = anyio.Event()
         try:
-            board = await anyio.to_thread.run_sync(self._compute, table, versions, self._boards.get(table.key))
+            fit = await anyio.to_thread.run_sync(self._fit, table, versions, self._fits.get(table.key))
+            self._fits[table.key] = fit
         finally:
-            self._busy.discard(table.key)
-        self._boards[table.key] = board
-        return board
+            del self._fitting[table.key]
+            done.set()
+        return fit
 
-    def _compute(self, table: LadderTable, versions: tuple[int, ...], previous: _Board | None) -> _Board:
+    def _fit(self, table: LadderTable, versions: tuple[int, ...], previous: _Elo | None) -> _Elo:
         with queries.reading(self.path) as db:
-            if previous is not None and previous.versions == versions \
-                    and queries.last_game(db, table.key) == previous.stats.last:
+            last = queries.last_game(db, table.key)
+            if previous is not None and previous.versions == versions and previous.last == last:
                 return replace(previous, at=time.monotonic())
-            stats = queries.table_stats(db, table.key, table.seats, None if previous is None else previous.stats)
-        if previous is not None and previous.stats.last == stats.last and previous.versions == versions:
-            elo = previous.elo
-        else:
-            elo = queries.elo_of(list(versions), stats.pairs) if table.seats == 2 else {}
-        return _Board(stats, versions, elo, time.monotonic())
+            pairs = queries.table_pairs(db, table.key)
+        return _Elo(last, versions, queries.elo_of(list(versions), pairs), time.monotonic())
 
 
 def _page_route(handler: Callable[[LadderSite, Request], Awaitable[Response]]) \
@@ -232,7 +240,7 @@ class LadderSite:
         self.under_way = under_way
         self.tokens = tokens
         self.secret = secret
-        self.boards = BoardCache(store_path)
+        self.elo = EloCache(store_path)
         self._replays: dict[int, str] = {}
         self._drawn: dict[tuple[str, int, int], tuple[str, str, str]] = {}
 
@@ -387,15 +395,16 @@ class LadderSite:
             tables = [t for t in tables if t.seats == seats]
         return tables, key or None, seats
 
-    async def _board_bots(self, table: LadderTable) -> tuple[list[queries.BoardBot], int, tuple[int, ...]]:
-        def read(db: Any) -> tuple[list[queries.BoardBot], int]:
-            return queries.board_bots(db, table.key), queries.last_game(db, table.key)
-        bots, last = await self.read(read)
-        return bots, last, tuple(sorted(b.version for b in bots))
+    async def _board_bots(self, table: LadderTable) -> tuple[list[queries.BoardBot], TableStats, tuple[int, ...]]:
+        """The table's bots and totals, from one snapshot, and the versions on its board."""
+        def read(db: Any) -> tuple[list[queries.BoardBot], TableStats]:
+            return queries.board_bots(db, table.key), queries.table_stats(db, table.key)
+        bots, stats = await self.read(read)
+        return bots, stats, tuple(sorted(b.version for b in bots))
 
     async def board(self, table: LadderTable) -> list[BoardRow]:
-        bots, last, versions = await self._board_bots(table)
-        stats, elo = await self.boards.get(table, last, versions)
+        bots, stats, versions = await self._board_bots(table)
+        elo = await self.elo.get(table, stats.last, versions)
         return queries.board_rows(bots, stats, elo)
 
     @_page_route
@@ -773,23 +782,24 @@ class LadderSite:
         ]
 
     async def keep_boards_fresh(self) -> None:
-        """Bring every table's totals and Elo up to date every REFRESH_S, off the pages'
-        path (the first time before a page asks, when it can), until cancelled. Should
-        it fail other than by a database that cannot be read this once, the pages go
-        back to bringing them up to date themselves (and show the error), and the
-        server goes on."""
-        self.boards.kept_fresh = True
+        """Refit every 2-seat table's Elo every REFRESH_S, off the pages' path (the first
+        time before a page asks, when it can), until cancelled. Should it fail other
+        than by a database that cannot be read this once, the pages go back to refitting
+        it themselves (and show the error), and the server goes on."""
+        self.elo.kept_fresh = True
         try:
             while True:
                 for table in self.ladder.tables:
+                    if table.seats != 2:
+                        continue
                     with contextlib.suppress(queries.QueryError, sqlite3.OperationalError):
                         _, _, versions = await self._board_bots(table)
-                        await self.boards.update(table, versions)
+                        await self.elo.update(table, versions)
                 await anyio.sleep(REFRESH_S)
         except Exception:  # noqa: BLE001 - the pages report it; the ladder must go on
             return
         finally:
-            self.boards.kept_fresh = False
+            self.elo.kept_fresh = False
 
 
 def ladder_app(ladder: Ladder, store_path: Path, submissions: SubmissionsLike,

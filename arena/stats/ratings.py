@@ -23,6 +23,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from threadpoolctl import threadpool_limits
 
 Z95 = 1.959963984540054
 """The two-sided 95% quantile of the standard normal distribution."""
@@ -100,8 +101,9 @@ def elo_from_totals(bots: int, totals: Iterable[PairTotal], prior_draws: float =
     played), that bot's rating is `anchor_value` exactly (error 0) and every other's
     interval is that of its difference from the anchor. The cost is set by the bots and
     the pairs that met: about 0.02 s for 100 bots whose 9,900 ordered pairs all met, on
-    the 2-core development machine (with OpenBLAS's default threads on a busy machine the
-    pseudo-inverses were seen to run 5 to 20 times slower)."""
+    the 2-core development machine. The fit holds BLAS to one thread (threadpoolctl):
+    with OpenBLAS's default threads on a busy machine its pseudo-inverses were seen to
+    run 5 to 20 times slower, once 44 s for one fit."""
     wins = np.zeros((bots, bots))  # wins[i, j]: points i scored against j
     for t in totals:
         if not (0 <= t.first < bots and 0 <= t.second < bots):
@@ -117,19 +119,8 @@ def elo_from_totals(bots: int, totals: Iterable[PairTotal], prior_draws: float =
         met = played > 0
         wins = wins + met * (prior_draws / 2)
         played = wins + wins.T
-    beta = np.zeros(bots)
-    hessian = np.zeros((bots, bots))
-    for _ in range(iterations):
-        p = 1.0 / (1.0 + np.exp(beta[None, :] - beta[:, None]))  # p[i, j]: i beats j
-        gradient = (wins - played * p).sum(axis=1)
-        weight = played * p * (1 - p)
-        hessian = np.diag(weight.sum(axis=1)) - weight
-        step = np.linalg.pinv(hessian) @ gradient
-        beta = beta + step
-        beta -= beta.mean()
-        if float(np.abs(step).max()) < 1e-10:
-            break
-    covariance = np.linalg.pinv(hessian)
+    with threadpool_limits(limits=1, user_api="blas"):  # small matrices: threads only contend
+        beta, covariance = _newton(wins, played, iterations)
     if anchor is not None and played[anchor].sum() == 0:
         anchor = None  # a bot without games cannot carry the scale
     shift = 0.0 if anchor is None else anchor_value - float(beta[anchor]) * ELO_PER_NATURAL_UNIT
@@ -144,6 +135,25 @@ def elo_from_totals(bots: int, totals: Iterable[PairTotal], prior_draws: float =
         sigma = math.sqrt(max(variance, 0.0))
         ratings.append(Rating(float(beta[i]) * ELO_PER_NATURAL_UNIT + shift, Z95 * sigma * ELO_PER_NATURAL_UNIT))
     return ratings
+
+
+def _newton(wins: np.ndarray, played: np.ndarray, iterations: int) -> tuple[np.ndarray, np.ndarray]:
+    """Newton's method on the Bradley-Terry likelihood: the ratings (average 0) and
+    their covariance."""
+    bots = len(wins)
+    beta = np.zeros(bots)
+    hessian = np.zeros((bots, bots))
+    for _ in range(iterations):
+        p = 1.0 / (1.0 + np.exp(beta[None, :] - beta[:, None]))  # p[i, j]: i beats j
+        gradient = (wins - played * p).sum(axis=1)
+        weight = played * p * (1 - p)
+        hessian = np.diag(weight.sum(axis=1)) - weight
+        step = np.linalg.pinv(hessian) @ gradient
+        beta = beta + step
+        beta -= beta.mean()
+        if float(np.abs(step).max()) < 1e-10:
+            break
+    return beta, np.linalg.pinv(hessian)
 
 
 def anchored(ratings: list[Rating], anchor: int, value: float) -> list[Rating]:
