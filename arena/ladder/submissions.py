@@ -119,10 +119,16 @@ class Submissions:
         first), one at a time, until cancelled."""
         for unfinished in self.store.unfinished_versions():
             await self.prepare(unfinished.id)
+        await trio.to_thread.run_sync(self.prune)
         async for version_id in self._queue:
             await self.prepare(version_id)
 
     async def prepare(self, version_id: int) -> None:
+        """Build and check one version, then apply the version policy."""
+        await self._build_and_check(version_id)
+        await trio.to_thread.run_sync(self.prune)
+
+    async def _build_and_check(self, version_id: int) -> None:
         version = self.store.version(version_id)
         if version is None:
             return
@@ -159,6 +165,13 @@ class Submissions:
                                       f"{log}$ arena check\n{text}\n{tail}")
         if passed:
             self.on_ready()
+
+    def prune(self) -> None:
+        """The version policy: each bot keeps its newest `keep_versions` versions (and
+        the one that plays); an older one's files go, its games and log stay."""
+        for version in self.store.versions_to_prune(self.ladder.keep_versions):
+            self.store.remove_version(version.id)
+            shutil.rmtree(version_folder(self.ladder, version.bot, version.number), ignore_errors=True)
 
     def _check(self, language: Language, folder: Path, label: str) -> tuple[bool, str]:
         """`arena check` at every table's game (quick: one seat count each)."""
