@@ -144,3 +144,26 @@ def test_stored_games_hold_the_labels_and_records(tmp_path: Path) -> None:
     record = db.execute("SELECT record FROM games ORDER BY idx LIMIT 1").fetchone()[0]
     db.close()
     assert "ann v1" in record and "ben v1" in record
+
+
+def test_a_three_seat_table_rotates_three_versions(tmp_path: Path) -> None:
+    ladder = _ladder(tmp_path, ["btt"], concurrency=1)
+    table = dataclasses.replace(ladder.tables[0], key="btt-3", seats=3)
+    ladder = dataclasses.replace(ladder, tables=(table,))
+    store = LadderStore.open(ladder.database)
+    for name in ("ann", "ben", "cat", "dan"):
+        _enter(store, ladder, name, name, RANDOM_BOT.read_text())
+    _play(ladder, store, 6)
+    games = _seated(ladder.database)
+    first_unit = [g for g in games if g[2] == games[0][2]]
+    assert len(first_unit) == 3 and all(len(g[4]) == 3 for g in first_unit)
+    seatings = [g[4] for g in first_unit]
+    for seat in range(3):
+        assert sorted(s[seat] for s in seatings) == sorted(seatings[0])  # each version once in each seat
+    db = sqlite3.connect(ladder.database)
+    try:
+        assert db.execute("SELECT COUNT(*) FROM pair_totals").fetchone()[0] == 0  # Elo is for two seats only
+        assert db.execute("SELECT COUNT(*) FROM ratings WHERE tbl = 'btt-3'").fetchone()[0] >= 3
+    finally:
+        db.close()
+    store.close()
