@@ -6,6 +6,7 @@ fixed version)."""
 from __future__ import annotations
 
 import dataclasses
+import json
 import sqlite3
 from pathlib import Path
 
@@ -166,4 +167,43 @@ def test_a_three_seat_table_rotates_three_versions(tmp_path: Path) -> None:
         assert db.execute("SELECT COUNT(*) FROM ratings WHERE tbl = 'btt-3'").fetchone()[0] >= 3
     finally:
         db.close()
+    store.close()
+
+
+def test_a_game_the_arena_itself_breaks_is_void_never_scored_and_its_bot_paused(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.records.record import Ply
+    from arena.referee import referee
+
+    original = referee.Referee._record
+
+    def fail_at_trouble(self: referee.Referee, ply: Ply) -> None:
+        if len(self.plies) == 3 and any(p.name.startswith("trouble") for p in self.players):
+            raise RuntimeError("an error only this bot's games meet")
+        original(self, ply)
+
+    monkeypatch.setattr(referee.Referee, "_record", fail_at_trouble)
+    ladder = _ladder(tmp_path, ["btt"], concurrency=1)
+    store = LadderStore.open(ladder.database)
+    for name in ("ann", "ben", "trouble"):
+        _enter(store, ladder, name, name, RANDOM_BOT.read_text())
+    _play(ladder, store, 6)
+    trouble = 3
+    assert all(trouble not in game[4] for game in _seated(ladder.database))  # none of its games was scored
+    db = sqlite3.connect(ladder.database)
+    try:
+        voids = db.execute("SELECT versions, error FROM void").fetchall()
+        rated = db.execute("SELECT COUNT(*) FROM ratings WHERE version = ?", (trouble,)).fetchone()[0]
+    finally:
+        db.close()
+    assert voids and all(trouble in json.loads(versions) for versions, _ in voids)
+    assert "an error only this bot's games meet" in voids[0][1]
+    assert rated == 0
+    # Seated again and again (it stays uncertain), it would void every unit: after its last
+    # three units, against both others, were voided, it is paused and the others play on.
+    trouble_bot = store.bot("trouble")
+    assert trouble_bot is not None and trouble_bot.status == "paused"
+    assert "the arena's own error" in trouble_bot.reason
+    assert store.bot("ann").status == store.bot("ben").status == "active"  # type: ignore[union-attr]
+    assert "an error only this bot's games meet" in (ladder.logs / "arena-errors.log").read_text()
     store.close()

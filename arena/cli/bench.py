@@ -11,9 +11,10 @@ from arena.cli.common import (
     fail,
 )
 
-BENCH_PARTS = ("referee", "engines", "league", "fairness", "startup", "cluster")
+BENCH_PARTS = ("referee", "engines", "league", "fairness", "startup", "cluster", "ladder")
 DEFAULT_PARTS = ("referee", "engines", "league", "fairness", "startup")
-"""What `arena bench` runs without --only (the cluster part starts a local cluster: ask for it)."""
+"""What `arena bench` runs without --only (the cluster part starts a local cluster, the ladder part plays for
+minutes: ask for them)."""
 MIN_CHECK_ROUNDS = 5
 """Fewest interleaved rounds --check judges on."""
 
@@ -24,13 +25,24 @@ def bench_command(
         "--only", help="Run only these parts (repeatable): referee, engines, league, fairness (what one table's "
         "attack on the referee costs the bots at two others), startup (resolving a bot's program, building its "
         "sandbox, spawn to ready), cluster (a local Dask cluster against the local "
-        "runner; not run by default).")] = None,
+        "runner; not run by default), ladder (issue #37's targets: the pages of a synthetic ladder, the busy share "
+        "and the referee's memory of a ladder of random bots; minutes, not run by default).")] = None,
     league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
     compare: Annotated[str | None, typer.Option(
         "--compare", metavar="REV",
         help="Also build git revision REV (hash, tag, branch) in a virtual environment of its own (kept in the user's "
         "cache folder) and measure the referee of both, interleaved in the same run, with the ratio per figure; "
         "only the referee is measured.")] = None,
+    ladder_bots: Annotated[int, typer.Option(
+        "--ladder-bots", min=2, help="Bots of the ladder part's synthetic store (its pages are timed).")] = 100,
+    ladder_games: Annotated[int, typer.Option(
+        "--ladder-games", min=1, help="Games of the ladder part's synthetic store.")] = 100_000,
+    ladder_seconds: Annotated[float, typer.Option(
+        "--ladder-seconds", min=1, help="Seconds the ladder part plays 8 random bots at concurrency 2 for the busy "
+        "share (the issue asks 95% of an hour).")] = 60.0,
+    ladder_memory_games: Annotated[int, typer.Option(
+        "--ladder-memory-games", min=400, help="Games the ladder part plays for the referee's memory, sampled after "
+        "the first 200 and at the end (the issue asks flat over 10,000).")] = 2000,
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Interleaved rounds with --compare.")] = 5,
     check: Annotated[bool, typer.Option(
         "--check", help="With --compare: exit 1 when the referee CPU per decision (1 and 8 games at once) is more "
@@ -43,7 +55,9 @@ def bench_command(
     at concurrency 1, 2 and 4 with the referee's share of CPU; the time charged to
     sleeping bots at two tables beyond their sleep while a third table's bot attacks
     the referee (fairness); with `--only cluster`,
-    a league on a local Dask cluster of 2 workers against the local runner. With
+    a league on a local Dask cluster of 2 workers against the local runner; with
+    `--only ladder`, a ladder's leaderboard and bot page on a synthetic store, the
+    share of time its tables are busy and the referee's memory over its games. With
     `--compare REV`, the referee's figures of this tree and of REV side by side (and
     this tree's CPU basis against its wall basis)."""
     if check and compare is None:
@@ -92,3 +106,12 @@ def bench_command(
         from arena.bench.cluster import cluster_table
 
         console.print(cluster_table(max(league_games, 24)))
+    if "ladder" in parts:
+        from arena.bench.ladder import ladder_tables
+        from arena.errors import ArenaError
+
+        try:
+            for table in ladder_tables(ladder_bots, ladder_games, ladder_seconds, ladder_memory_games):
+                console.print(table)
+        except ArenaError as exc:
+            raise fail(str(exc)) from None

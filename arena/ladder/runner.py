@@ -17,6 +17,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
 import trio
 
@@ -58,6 +59,36 @@ class Unit:
     seed: int
 
 
+VOID_PAUSE = 3
+"""Units in a row the arena's own error stopped, against different opponents, before
+the version in all of them is paused (else the matchmaker, finding it uncertain, would
+seat it again and again and the ladder would void every unit)."""
+
+
+class VoidStreaks:
+    """Which version keeps meeting the arena's errors: per version, the opponents of
+    its units voided in a row (a counted game ends its streak)."""
+
+    def __init__(self) -> None:
+        self._streaks: dict[int, dict[int, frozenset[int]]] = {}
+
+    def voided(self, unit: Unit) -> list[Playing]:
+        """Count a void game of `unit`; the versions to pause now."""
+        pause = []
+        for playing in unit.versions:
+            streak = self._streaks.setdefault(playing.version, {})
+            streak[unit.number] = frozenset(p.version for p in unit.versions if p is not playing)
+            opponents = frozenset().union(*streak.values())
+            if len(streak) >= VOID_PAUSE and len(opponents) >= 2:
+                pause.append(playing)
+                del self._streaks[playing.version]
+        return pause
+
+    def counted(self, unit: Unit) -> None:
+        for playing in unit.versions:
+            self._streaks.pop(playing.version, None)
+
+
 @dataclass
 class SlotClock:
     """How much of the time the slots spent playing (the bench's busy share)."""
@@ -91,6 +122,7 @@ class LadderRunner:
         self._choosing = trio.Lock()
         self.clock = SlotClock()
         self.games_played = 0
+        self.voids = VoidStreaks()
 
     def wake(self) -> None:
         """Something changed (a version became ready, a bot resumed): idle slots look again."""
@@ -208,6 +240,17 @@ class LadderRunner:
             await trio.to_thread.run_sync(self._store, unit, game, outcome)
         self.wake()
 
+    def _log_arena_error(self, unit: Unit, error: str) -> None:
+        """The arena's own errors, with their tracebacks, for the organiser."""
+        try:
+            self.ladder.logs.mkdir(parents=True, exist_ok=True)
+            with (self.ladder.logs / "arena-errors.log").open("a", encoding="utf-8") as log:
+                log.write(f"--- {datetime.now(UTC).isoformat(timespec='seconds')} unit {unit.number} "
+                          f"({unit.table.key}): {', '.join(f'{p.bot_name} v{p.number}' for p in unit.versions)}\n"
+                          f"{error}\n")
+        except OSError:
+            pass  # a courtesy: the void unit is in the database
+
     def _store(self, unit: Unit, game: ScheduledGame, outcome: GameOutcome) -> None:
         """In a worker thread: the game and its ratings in one transaction (a void one
         is kept apart, never scored), then the old logs pruned."""
@@ -215,9 +258,17 @@ class LadderRunner:
         if outcome.void:
             error = outcome.error or outcome.record.tags.get("TerminationDetail", "")
             self.store.save_void(table.key, unit.number, list(game.seats), error)
+            self._log_arena_error(unit, error)
             last = error.splitlines()[-1][:120] if error else ""
             self.tell(f"unit {unit.number}: void, an error of the arena ({last})")
+            for playing in self.voids.voided(unit):
+                why = (f"paused by the ladder: the arena's own error stopped its last {VOID_PAUSE} units, against "
+                       "different opponents (its play may provoke it; the organiser finds the error in "
+                       "logs/arena-errors.log); a new version, or the organiser's `arena ladder resume`, lets it play")
+                self.store.set_status(playing.bot_name, "paused", why, actor="ladder")
+                self.tell(f"{playing.bot_name}: {why}")
             return
+        self.voids.counted(unit)
         first_fault: dict[int, SeatFault] = {}
         for fault in outcome.faults:
             first_fault.setdefault(fault.seat, fault)
