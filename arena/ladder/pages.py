@@ -1,8 +1,9 @@
 """The ladder's pages as HTML text, drawn on the server: the leaderboard, a bot's page
-(its rating history as inline SVG), a version's page, the games under way, and the
-forms. Pure functions from what arena.ladder.queries read to text; every name, log,
-detail and option that reaches a page goes through `esc`. No page runs a script: the
-forms post plain HTML and the games under way refresh themselves."""
+(its rating history as inline SVG; its info charts come from arena.ladder.info_chart),
+a version's page, the games under way, and the forms. Pure functions from what
+arena.ladder.queries read to text; every name, log, detail and option that reaches a
+page goes through `esc`. No page runs a script: the forms post plain HTML and the
+games under way refresh themselves."""
 
 from __future__ import annotations
 
@@ -50,6 +51,8 @@ form.stacked input[type=text], form.stacked input[type=password], form.stacked s
           padding: .25em; min-width: 22em; }
 .error { color: #a40000; font-weight: 600; }
 .chart { background: #fff; border: 1px solid var(--line); border-radius: 6px; max-width: 680px; }
+.info-charts { display: flex; flex-wrap: wrap; gap: 1em; }
+.info-charts figure { margin: 0; }
 .boards { display: flex; flex-wrap: wrap; gap: 1em; }
 .boards .game-card { flex: 0 1 420px; }
 """
@@ -293,7 +296,9 @@ def _result(game: RecentGame) -> str:
     return text
 
 
-def bot_body(page: BotPage, tables: dict[str, LadderTable], rollback_csrf: str, retire_csrf: str) -> str:
+def bot_body(page: BotPage, tables: dict[str, LadderTable], rollback_csrf: str, retire_csrf: str,
+             info: str = "") -> str:
+    """A bot's page; `info` is its section of info charts (arena.ladder.info_chart), if any."""
     bot = page.bot
     parts = [f"<p>owner <b>{esc(bot.owner)}</b> · status <span class=\"status-{esc(bot.status)}\">"
              f"{esc(bot.status)}</span>{' · ' + esc(bot.reason) if bot.reason else ''}</p>"]
@@ -311,6 +316,7 @@ def bot_body(page: BotPage, tables: dict[str, LadderTable], rollback_csrf: str, 
         table = tables.get(key)
         label = table.label if table is not None else key
         parts.append(f"<h3>{esc(label)}</h3>{rating_chart(points, label)}")
+    parts.append(info)
     parts.append("<h2>Recent games</h2>")
     if page.games:
         rows = []

@@ -7,7 +7,7 @@ store writes with every game (arena.ladder.schema: games, wins and faults per ve
 points per pair of versions), a few rows per bot; the rest reads a bounded list through
 the schema's indexes (seats_by_bot, seats_by_version, games_by_table), or aggregates
 one bot's games. Only the Elo fit costs more than a read (set by the pairs of versions
-that met, not by the games), so the pages cache it (arena.ladder.web).
+that met, not by the games), so the pages cache it (arena.ladder.elo_cache).
 
 `synthetic_store` fills a ladder database with made-up bots and games, and their totals,
 fast, for tests and the bench."""
@@ -367,6 +367,23 @@ def version_info(db: sqlite3.Connection, version: int) -> VersionInfo | None:
 def record_text(db: sqlite3.Connection, game: int) -> str | None:
     row = db.execute("SELECT record FROM games WHERE idx = ?", (game,)).fetchone()
     return None if row is None else str(row[0])
+
+
+def version_games(db: sqlite3.Connection, version: int, limit: int) -> list[tuple[int, frozenset[int]]]:
+    """The version's newest `limit` games, newest first, each with the seats it held
+    (through the seats_by_version index)."""
+    rows = db.execute("SELECT game, group_concat(seat) FROM seats WHERE version = ? GROUP BY game "
+                      "ORDER BY game DESC LIMIT ?", (version, limit)).fetchall()
+    return [(int(game), frozenset(int(s) for s in str(seats).split(","))) for game, seats in rows]
+
+
+def record_texts(db: sqlite3.Connection, games: list[int]) -> dict[int, str]:
+    """The records of `games` (an empty text: no record kept)."""
+    if not games:
+        return {}
+    marks = ",".join("?" * len(games))
+    return {int(game): str(record) for game, record
+            in db.execute(f"SELECT idx, record FROM games WHERE idx IN ({marks})", games)}
 
 
 # ---- a made-up ladder -----------------------------------------------------------------------
