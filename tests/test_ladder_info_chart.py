@@ -1,4 +1,4 @@
-"""A bot's info charts (arena.ladder.info_means, arena.ladder.info_chart): what a bot
+"""A bot's info charts (arena.ladder.web.info_means, arena.ladder.web.info_chart): what a bot
 reports in its actions' info, stored in its games' records, averaged per ply over its
 playing version's newest games and drawn on its page: concrete means, only the bot's
 own plies, the bounds, a hostile field name escaped, and the page of a bot that
@@ -18,10 +18,13 @@ from starlette.applications import Starlette
 
 from arena import records
 from arena.games import CHANCE
-from arena.ladder import queries
 from arena.ladder.config import LADDER_FILE, Ladder, ladder_file_text, load_ladder
-from arena.ladder.info_chart import HINT
-from arena.ladder.info_means import (
+from arena.ladder.store import Entrant, LadderStore, SeatResult, Version
+from arena.ladder.tokens import TokenChecker, hash_token, new_token, placeholder_hash
+from arena.ladder.web import queries
+from arena.ladder.web.app import ladder_app
+from arena.ladder.web.info_chart import HINT
+from arena.ladder.web.info_means import (
     MAX_PLIES,
     InfoMeans,
     InfoMeansCache,
@@ -30,9 +33,6 @@ from arena.ladder.info_means import (
     replayed_actors,
     seat_numbers,
 )
-from arena.ladder.store import Entrant, LadderStore, SeatResult, Version
-from arena.ladder.tokens import TokenChecker, hash_token, new_token, placeholder_hash
-from arena.ladder.web import ladder_app
 from arena.records.reader import read_text
 from arena.records.replay import initial_state
 from protocol.messages import Info

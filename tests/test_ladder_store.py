@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.ladder import queries
 from arena.ladder.store import LadderStore, LadderStoreError, SeatResult, Version
 from arena.ladder.tokens import placeholder_hash
+from arena.ladder.web import queries
 
 TABLE = "btt-2"
 PAUSE_AFTER = 3

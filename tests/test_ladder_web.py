@@ -1,4 +1,4 @@
-"""The ladder's pages and API (arena.ladder.web) on a ladder made in tmp_path, through
+"""The ladder's pages and API (arena.ladder.web.app) on a ladder made in tmp_path, through
 httpx's ASGI transport in trio: escaping, sign-in and its cookie, form tokens and
 Origin, bearer tokens, bounded uploads, who may read which logs, replays, rollback,
 and the leaderboard and a bot's page on a synthetic store of 100 bots."""
@@ -19,12 +19,12 @@ import trio.testing
 from starlette.applications import Starlette
 
 from arena import records
-from arena.ladder import queries
 from arena.ladder.config import LADDER_FILE, Ladder, LadderTable, ladder_file_text, load_ladder
 from arena.ladder.store import Entrant, LadderStore, SeatResult, Version
 from arena.ladder.submissions import SubmissionError
 from arena.ladder.tokens import TokenChecker, hash_token, new_token, placeholder_hash
-from arena.ladder.web import SESSION_COOKIE, EloCache, ladder_app
+from arena.ladder.web import queries
+from arena.ladder.web.app import SESSION_COOKIE, EloCache, ladder_app
 from arena.league.under_way import GamesUnderWay
 from arena.records.record import Ply
 from arena.stats.ratings import Rating

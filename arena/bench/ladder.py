@@ -23,14 +23,14 @@ import trio
 from rich.table import Table
 
 from arena.errors import ArenaError
-from arena.ladder import queries
 from arena.ladder.config import Ladder
 from arena.ladder.runner import LadderRunner
 from arena.ladder.service import init_ladder
 from arena.ladder.store import LadderStore
 from arena.ladder.submissions import Submissions
 from arena.ladder.tokens import TokenChecker, placeholder_hash
-from arena.ladder.web import ladder_app
+from arena.ladder.web import queries
+from arena.ladder.web.app import ladder_app
 from arena.process.botnames import shipped_bots
 from arena.process.sandbox import probe
 

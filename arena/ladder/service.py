@@ -62,7 +62,7 @@ class LadderService:
         say(f"the cluster has {executor.threads()} worker thread(s)")
 
     def app(self) -> object:
-        from arena.ladder.web import ladder_app
+        from arena.ladder.web.app import ladder_app
 
         return ladder_app(self.ladder, self.ladder.database, self.submissions, self.runner.under_way, self.tokens,
                           self.store.secret)

@@ -1,7 +1,7 @@
 """The ladder's database (DIR/ladder.sqlite): entrants, bots, versions, ratings, games
 and the log of actions. One writer (the `arena ladder run` process, or an organiser's
 command while it runs: SQLite's lock orders them); pages read with connections of their
-own (arena.ladder.queries).
+own (arena.ladder.web.queries).
 
 Each finished game is stored in one transaction with synchronous=FULL, together with
 the rating it gives every version at its table, so a game is stored whole or not at

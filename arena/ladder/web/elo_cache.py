@@ -16,8 +16,8 @@ from pathlib import Path
 import anyio
 import anyio.to_thread
 
-from arena.ladder import queries
 from arena.ladder.config import LadderTable
+from arena.ladder.web import queries
 from arena.stats.ratings import Rating
 
 REFRESH_S = 3.0

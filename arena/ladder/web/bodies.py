@@ -12,7 +12,7 @@ from starlette.formparsers import MultiPartException
 from starlette.requests import Request
 from starlette.types import Message
 
-from arena.ladder.refused import Refused
+from arena.ladder.web.refused import Refused
 
 FORM_BYTES = 1 << 16
 """A form without a file, or a JSON call, reads at most this much."""

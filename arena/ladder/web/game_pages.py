@@ -9,10 +9,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, Response
 
 from arena.errors import ArenaError
-from arena.ladder import pages, queries
 from arena.ladder.config import LadderTable
-from arena.ladder.refused import address_number
-from arena.ladder.site import LadderSite, page_route
+from arena.ladder.web import pages, queries
+from arena.ladder.web.refused import address_number
+from arena.ladder.web.site import LadderSite, page_route
 from arena.league.under_way import GameUnderWay
 from arena.records.reader import read_text
 from arena.web.replay import replay_page

@@ -23,7 +23,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 
 from arena.errors import ArenaError
-from arena.ladder import queries
+from arena.ladder.web import queries
 from arena.records.reader import read_text
 from arena.records.record import GameRecord, Ply
 from arena.records.replay import initial_state

@@ -7,7 +7,7 @@ store writes with every game (arena.ladder.schema: games, wins and faults per ve
 points per pair of versions), a few rows per bot; the rest reads a bounded list through
 the schema's indexes (seats_by_bot, seats_by_version, games_by_table), or aggregates
 one bot's games. Only the Elo fit costs more than a read (set by the pairs of versions
-that met, not by the games), so the pages cache it (arena.ladder.elo_cache).
+that met, not by the games), so the pages cache it (arena.ladder.web.elo_cache).
 
 `synthetic_store` fills a ladder database with made-up bots and games, and their totals,
 fast, for tests and the bench."""

@@ -2,15 +2,15 @@
 ladder run`): its routes, and the task of its lifespan that keeps the leaderboard's
 Elo fresh. The parts, each in its own module:
 
-- arena.ladder.auth: who is asking (bearer tokens, the session cookie, form tokens,
+- arena.ladder.web.auth: who is asking (bearer tokens, the session cookie, form tokens,
   Origin checks) and who may read which logs;
-- arena.ladder.bodies: request bodies and forms, bounded;
-- arena.ladder.site: the state the routes share and their reads;
-- arena.ladder.page_routes and arena.ladder.game_pages: the pages;
-- arena.ladder.api: the HTTP API;
-- arena.ladder.bot_actions: submit, roll back, retire, for pages and API alike;
-- arena.ladder.elo_cache: the leaderboard's Elo, fitted off the pages' path;
-- arena.ladder.info_means and arena.ladder.info_chart: a bot's info charts."""
+- arena.ladder.web.bodies: request bodies and forms, bounded;
+- arena.ladder.web.site: the state the routes share and their reads;
+- arena.ladder.web.page_routes and arena.ladder.web.game_pages: the pages;
+- arena.ladder.web.api: the HTTP API;
+- arena.ladder.web.bot_actions: submit, roll back, retire, for pages and API alike;
+- arena.ladder.web.elo_cache: the leaderboard's Elo, fitted off the pages' path;
+- arena.ladder.web.info_means and arena.ladder.web.info_chart: a bot's info charts."""
 
 from __future__ import annotations
 
@@ -25,12 +25,12 @@ from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from arena.ladder import api, game_pages, page_routes
-from arena.ladder.auth import SESSION_COOKIE
 from arena.ladder.config import Ladder
-from arena.ladder.elo_cache import EloCache
-from arena.ladder.site import Handler, LadderSite, SubmissionsLike
 from arena.ladder.tokens import TokenChecker
+from arena.ladder.web import api, game_pages, page_routes
+from arena.ladder.web.auth import SESSION_COOKIE
+from arena.ladder.web.elo_cache import EloCache
+from arena.ladder.web.site import Handler, LadderSite, SubmissionsLike
 from arena.league.under_way import GamesUnderWay
 from arena.web.server import SecurityHeaders
 

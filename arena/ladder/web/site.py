@@ -1,8 +1,8 @@
 """What every route of the ladder's web side shares: the ladder, its store's path, the
-door for submissions, the games under way, who is asking (arena.ladder.auth), the Elo
+door for submissions, the games under way, who is asking (arena.ladder.web.auth), the Elo
 cache, and the few reads and frames the pages and the API both use.
 
-Reads run arena.ladder.queries on their own read-only connection, in a worker thread
+Reads run arena.ladder.web.queries on their own read-only connection, in a worker thread
 (the clock loop never waits on SQLite); writes (rollback, retire) open the ladder's
 store for that one write. A route is written as `async def route(site, request)` and
 wrapped by `page_route` or `api_route`, which turn a refusal into a page or JSON."""
@@ -17,16 +17,16 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, Response
 
-from arena.ladder import pages, queries
-from arena.ladder.auth import Auth, Viewer
-from arena.ladder.bodies import FORM_BYTES
 from arena.ladder.config import Ladder, LadderTable
-from arena.ladder.elo_cache import EloCache
-from arena.ladder.info_means import InfoMeansCache
-from arena.ladder.queries import BoardRow, TableStats
-from arena.ladder.refused import Refused, address_number
 from arena.ladder.store import Entrant, LadderStore, Version
 from arena.ladder.tokens import TokenChecker
+from arena.ladder.web import pages, queries
+from arena.ladder.web.auth import Auth, Viewer
+from arena.ladder.web.bodies import FORM_BYTES
+from arena.ladder.web.elo_cache import EloCache
+from arena.ladder.web.info_means import InfoMeansCache
+from arena.ladder.web.queries import BoardRow, TableStats
+from arena.ladder.web.refused import Refused, address_number
 from arena.league.under_way import GamesUnderWay
 
 T = TypeVar("T")
@@ -54,7 +54,7 @@ class LadderSite:
         self.elo = EloCache(store_path)
         self.info = InfoMeansCache()
         self.replays: dict[int, str] = {}
-        """Replay pages drawn lately, by game (arena.ladder.game_pages)."""
+        """Replay pages drawn lately, by game (arena.ladder.web.game_pages)."""
         self.drawn: dict[tuple[str, int, int], tuple[str, str, str]] = {}
         """Boards of games under way drawn lately, by (table, game, plies)."""
 

@@ -1,5 +1,5 @@
 """The info charts of a bot's page, drawn on the server as inline SVG: one small line
-chart per field the bot reports in its info (arena.ladder.info_means), the ply on x
+chart per field the bot reports in its info (arena.ladder.web.info_means), the ply on x
 and the field's mean on y, each point titled with its count of games; `?field=NAME`
 shows one field large. Every name that reaches the page goes through `esc`."""
 
@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from urllib.parse import quote
 
-from arena.ladder.info_means import FieldMeans, InfoMeans
-from arena.ladder.pages import esc
+from arena.ladder.web.info_means import FieldMeans, InfoMeans
+from arena.ladder.web.pages import esc
 
 HINT = "report numbers in your action's info to chart them: docs/protocol.md"
 SMALL = (330, 160)

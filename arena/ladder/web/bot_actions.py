@@ -7,12 +7,12 @@ from __future__ import annotations
 from starlette.datastructures import FormData, UploadFile
 
 from arena.errors import ArenaError
-from arena.ladder import queries
-from arena.ladder.auth import Viewer
-from arena.ladder.refused import Refused
-from arena.ladder.site import LadderSite
 from arena.ladder.store import Entrant, Version
 from arena.ladder.submissions import SubmissionError
+from arena.ladder.web import queries
+from arena.ladder.web.auth import Viewer
+from arena.ladder.web.refused import Refused
+from arena.ladder.web.site import LadderSite
 
 
 async def owned_bot(site: LadderSite, viewer: Viewer, name: str) -> queries.BotInfo:

@@ -1,7 +1,7 @@
 """The ladder's pages (docs/ladder.md, "What you can see"): the leaderboard, a bot's
 page with its logs and its owner's forms, a version's page and log, sign-in and
 submitting. Each is `async def route(site, request)`; a refusal becomes a page that
-says why (arena.ladder.site.page_route). The games' pages are arena.ladder.game_pages."""
+says why (arena.ladder.web.site.page_route). The games' pages are arena.ladder.web.game_pages."""
 
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
-from arena.ladder import bot_actions, info_chart, pages, queries
-from arena.ladder.auth import Viewer, check_origin
-from arena.ladder.bodies import FORM_BYTES, read_form
-from arena.ladder.info_means import NO_MEANS
 from arena.ladder.logs import unit_logs
-from arena.ladder.refused import Refused, address_number
-from arena.ladder.site import LadderSite, page_route
+from arena.ladder.web import bot_actions, info_chart, pages, queries
+from arena.ladder.web.auth import Viewer, check_origin
+from arena.ladder.web.bodies import FORM_BYTES, read_form
+from arena.ladder.web.info_means import NO_MEANS
+from arena.ladder.web.refused import Refused, address_number
+from arena.ladder.web.site import LadderSite, page_route
 
 LOG_BYTES = 1 << 20
 """Of each stderr log file, a page shows at most this much (the referee caps them too)."""

@@ -1,7 +1,7 @@
 """The ladder's pages as HTML text, drawn on the server: the leaderboard, a bot's page
-(its rating history as inline SVG; its info charts come from arena.ladder.info_chart),
+(its rating history as inline SVG; its info charts come from arena.ladder.web.info_chart),
 a version's page, the games under way, and the forms. Pure functions from what
-arena.ladder.queries read to text; every name, log, detail and option that reaches a
+arena.ladder.web.queries read to text; every name, log, detail and option that reaches a
 page goes through `esc`. No page runs a script: the forms post plain HTML and the
 games under way refresh themselves."""
 
@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from arena.games import Game
 from arena.ladder.config import Ladder, LadderTable, Language
-from arena.ladder.queries import (
+from arena.ladder.web.queries import (
     BoardRow,
     BotInfo,
     FaultRow,
@@ -298,7 +298,7 @@ def _result(game: RecentGame) -> str:
 
 def bot_body(page: BotPage, tables: dict[str, LadderTable], rollback_csrf: str, retire_csrf: str,
              info: str = "") -> str:
-    """A bot's page; `info` is its section of info charts (arena.ladder.info_chart), if any."""
+    """A bot's page; `info` is its section of info charts (arena.ladder.web.info_chart), if any."""
     bot = page.bot
     parts = [f"<p>owner <b>{esc(bot.owner)}</b> · status <span class=\"status-{esc(bot.status)}\">"
              f"{esc(bot.status)}</span>{' · ' + esc(bot.reason) if bot.reason else ''}</p>"]

@@ -25,10 +25,10 @@ from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import Response
 
-from arena.ladder import queries
-from arena.ladder.refused import Refused
 from arena.ladder.store import Entrant
 from arena.ladder.tokens import TokenChecker
+from arena.ladder.web import queries
+from arena.ladder.web.refused import Refused
 
 SESSION_COOKIE = "ladder_session"
 ANON_COOKIE = "ladder_visitor"

@@ -1,5 +1,5 @@
 """The ladder's HTTP API (docs/ladder.md, "The API"): JSON in and out, by bearer token.
-Each route refuses with {"error": ...} and its status (arena.ladder.site.api_route)."""
+Each route refuses with {"error": ...} and its status (arena.ladder.web.site.api_route)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import json
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from arena.ladder import bot_actions, pages
-from arena.ladder.auth import check_origin
-from arena.ladder.bodies import FORM_BYTES, read_body, read_form
-from arena.ladder.refused import Refused
-from arena.ladder.site import LadderSite, api_route
+from arena.ladder.web import bot_actions, pages
+from arena.ladder.web.auth import check_origin
+from arena.ladder.web.bodies import FORM_BYTES, read_body, read_form
+from arena.ladder.web.refused import Refused
+from arena.ladder.web.site import LadderSite, api_route
 
 
 @api_route
