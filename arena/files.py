@@ -5,9 +5,15 @@ from __future__ import annotations
 
 import os
 import tarfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
+
+import msgspec
 
 from arena.errors import ArenaError
+
+T = TypeVar("T")
 
 
 class FolderError(ArenaError):
@@ -60,3 +66,30 @@ def extract_data(archive: tarfile.TarFile, target: Path) -> None:
                 raise FolderError(f"{member.name}: a link that leads outside the folder it unpacks into")
         member.mode &= 0o755
     archive.extractall(target, members=members)  # noqa: S202 - every member checked above
+
+
+def read_toml_file(path: Path, schema: type[T], what: str, example: str, max_bytes: int,
+                   error: Callable[[str], ArenaError], explain: Callable[[str], str]) -> T:
+    """A TOML file a person wrote (a league, a ladder, a bot registry), read and
+    type-checked against `schema`: `error(message)` for a file that is missing,
+    unreadable, larger than `max_bytes`, not UTF-8 or not valid TOML, and for keys of
+    the wrong type, whose msgspec message `explain` turns into the file's own words."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise error(unreadable(path, exc, what, example)) from None
+    if len(data) > max_bytes:
+        raise error(f"{path}: {len(data)} bytes is too large for a {what} (at most {max_bytes})")
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise error(f"{path}: not UTF-8 text (line {line}); save the file as UTF-8") from None
+    try:
+        return msgspec.toml.decode(data, type=schema)
+    except msgspec.ValidationError as exc:
+        raise error(f"{path}: {explain(str(exc))}") from None
+    except msgspec.DecodeError as exc:
+        raise error(f"{path}: not valid TOML: {exc}") from None
+    except (ValueError, RecursionError) as exc:
+        raise error(f"{path}: not valid TOML: {type(exc).__name__}") from None

@@ -12,7 +12,7 @@ import msgspec
 
 from arena import games
 from arena.errors import ArenaError
-from arena.files import unreadable
+from arena.files import read_toml_file
 from arena.games import Game, GameError
 from arena.league.config import default_concurrency, resolve_limits, resolve_time
 from arena.league.file import LimitsSection, Scalar, TimeSection
@@ -156,25 +156,19 @@ def load_ladder(folder: Path) -> Ladder:
     if not path.is_file():
         raise LadderFileError(f"{folder}: no {LADDER_FILE} here; make a ladder with `arena ladder init {folder} "
                               "--game btt`, or give the folder that holds one")
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LadderFileError(unreadable(path, exc, "ladder file", LADDER_FILE)) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise LadderFileError(f"{path}: too large for a ladder file (at most {MAX_FILE_BYTES} bytes)")
-    try:
-        raw = msgspec.toml.decode(data, type=LadderFile)
-    except msgspec.ValidationError as exc:
-        text, _, where = str(exc).partition(" - at `$")
-        key = where.rstrip("`").lstrip(".")
-        raise LadderFileError(f"{path}: {key + ': ' if key else ''}{text[0].lower() + text[1:]} "
-                              "(see docs/ladder.md for every key)") from None
-    except (msgspec.DecodeError, ValueError, RecursionError) as exc:
-        raise LadderFileError(f"{path}: not valid TOML: {exc}") from None
+    raw = read_toml_file(path, LadderFile, "ladder file", LADDER_FILE, MAX_FILE_BYTES, LadderFileError, _explain)
     try:
         return resolve_ladder(raw, folder.resolve())
     except LadderFileError as exc:
         raise LadderFileError(f"{path}: {exc}") from None
+
+
+def _explain(message: str) -> str:
+    """msgspec's 'Expected `int`, got `str` - at `$.concurrency`' as 'concurrency: expected
+    `int`, got `str`', with where every key is told."""
+    text, _, where = message.partition(" - at `$")
+    key = where.rstrip("`").lstrip(".")
+    return f"{key + ': ' if key else ''}{text[0].lower() + text[1:]} (see docs/ladder.md for every key)"
 
 
 def _range(key: str, value: float, low: float, high: float) -> None:

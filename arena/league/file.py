@@ -10,7 +10,7 @@ from typing import Literal
 import msgspec
 
 from arena.errors import ArenaError
-from arena.files import unreadable
+from arena.files import read_toml_file
 from arena.referee.seeds import DEALS, Deals
 
 Scalar = str | int | float | bool
@@ -91,26 +91,7 @@ SCHEDULES = ("round-robin", "gauntlet")
 def read_league_file(path: Path) -> LeagueFile:
     """A league file as written (its keys and their types checked, nothing more);
     LeagueFileError names the problem and the fix."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise LeagueFileError(unreadable(path, exc, "league file", "night.toml")) from None
-    if len(data) > MAX_FILE_BYTES:
-        raise LeagueFileError(f"{path}: {len(data)} bytes is too large for a league file (at most {MAX_FILE_BYTES})")
-    try:
-        data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data.count(b"\n", 0, exc.start) + 1
-        raise LeagueFileError(f"{path}: not UTF-8 text (line {line}); save the file as UTF-8") from None
-    try:
-        raw = msgspec.toml.decode(data, type=LeagueFile)
-    except msgspec.ValidationError as exc:
-        raise LeagueFileError(f"{path}: {_explain(str(exc))}") from None
-    except msgspec.DecodeError as exc:
-        raise LeagueFileError(f"{path}: not valid TOML: {exc}") from None
-    except (ValueError, RecursionError) as exc:
-        raise LeagueFileError(f"{path}: not valid TOML: {type(exc).__name__}") from None
-    return raw
+    return read_toml_file(path, LeagueFile, "league file", "night.toml", MAX_FILE_BYTES, LeagueFileError, _explain)
 
 
 MAX_FILE_BYTES = 1 << 20

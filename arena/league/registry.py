@@ -21,7 +21,7 @@ from pathlib import Path
 import msgspec
 
 from arena.errors import ArenaError, excerpt
-from arena.files import unreadable
+from arena.files import read_toml_file
 from arena.process.botnames import BotNameError, resolve_bot
 from arena.process.spec import BotSpec, LimitError, Limits, with_limits
 from arena.timecontrol import TimeControlError, own_time_control
@@ -96,24 +96,18 @@ def _limits(where: str, entry: RegistryEntry, base: Limits) -> Limits | None:
     return None if limits is base else limits
 
 
+def _explain(message: str) -> str:
+    """msgspec's message with the key it names, and what a registry entry holds."""
+    text, _, at = message.partition(" - at `$")
+    where = at.rstrip("`").lstrip(".").replace("[", " [") if at else ""
+    return (f"{where + ': ' if where else ''}{text}; each bot is a table [NAME] with `command` (required), and "
+            "optionally cwd, env, time_per_move, clock, memory_mb, max_processes, cpus, scratch_mb, ro_paths")
+
+
 def load_registry(path: Path) -> Registry:
     """Read and check a registry file; RegistryError names the problem and the fix."""
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise RegistryError(unreadable(path, exc, "bot registry", REGISTRY_FILE)) from None
-    if len(data) > MAX_BYTES:
-        raise RegistryError(f"{path}: {len(data)} bytes is too large for a bot registry")
-    try:
-        entries = msgspec.toml.decode(data, type=dict[str, RegistryEntry])
-    except msgspec.ValidationError as exc:
-        text, _, at = str(exc).partition(" - at `$")
-        where = at.rstrip("`").lstrip(".").replace("[", " [") if at else ""
-        raise RegistryError(f"{path}: {where + ': ' if where else ''}{text}; each bot is a table [NAME] with "
-                            "`command` (required), and optionally cwd, env, time_per_move, clock, memory_mb, "
-                            "max_processes, cpus, scratch_mb, ro_paths") from None
-    except (msgspec.DecodeError, ValueError, RecursionError) as exc:
-        raise RegistryError(f"{path}: not valid TOML: {exc}") from None
+    entries = read_toml_file(path, dict[str, RegistryEntry], "bot registry", REGISTRY_FILE, MAX_BYTES,
+                             RegistryError, _explain)
     for name in entries:
         if not name.strip() or "\x00" in name:
             raise RegistryError(f"{path}: a bot needs a name (the table's name, e.g. [mybot])")
