@@ -20,7 +20,7 @@ from arena.ladder.ratings import (
     initial_skill,
     rate_game,
 )
-from arena.stats.ratings import PairResult, elo_fit, openskill_ratings
+from arena.stats.ratings import PairResult, elo_fit
 
 
 def test_the_constants_are_the_models_defaults() -> None:
@@ -50,18 +50,43 @@ def test_seats_that_tie_share_the_result() -> None:
     assert draw[0] == draw[1] and draw[0].mu == pytest.approx(MODEL_MU)
 
 
-def test_game_by_game_equals_the_league_tables_openskill() -> None:
+def test_game_by_game_is_openskills_plackett_luce_without_dynamics() -> None:
+    from openskill.models import PlackettLuce
+
+    model = PlackettLuce(tau=0.0)
     rng = random.Random(5)
     games = [list(zip(rng.sample(range(4), 3), (1, 2, 3), strict=True)) for _ in range(30)]
     skills = [initial_skill()] * 4
+    reference = [[model.rating()] for _ in range(4)]
     for game in games:
         seats = [bot for bot, _ in game]
         for bot, skill in zip(seats, rate_game([skills[b] for b in seats], [r for _, r in game]), strict=True):
             skills[bot] = skill
-    league = openskill_ratings(4, games)
-    for skill, rating in zip(skills, league, strict=True):
-        assert skill.mu == pytest.approx(rating.value)
-        assert 1.959963984540054 * skill.sigma == pytest.approx(rating.error)
+        rated = model.rate([reference[b] for b in seats], ranks=[float(r) for _, r in game])
+        for bot, team in zip(seats, rated, strict=True):
+            reference[bot] = team
+    for skill, team in zip(skills, reference, strict=True):
+        assert skill.mu == pytest.approx(team[0].mu) and skill.sigma == pytest.approx(team[0].sigma)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_fixed_versions_uncertainty_keeps_shrinking_and_its_mu_follows_a_clear_record(seed: int) -> None:
+    """400 games between two versions in a random order, the first scoring 65%: its mu
+    ends above the other's, and sigma shrinks game after game (with openskill's default
+    dynamics it would stop near 2.6: a version's skill does not drift). Updated game by
+    game, mu still leans to the latest games: at 55% the order of five seeds was seen
+    to flip once (the Elo column, fitted over all games at once, does not)."""
+    rng = random.Random(seed)
+    results = [1] * 260 + [2] * 140
+    rng.shuffle(results)
+    a, b = initial_skill(), initial_skill()
+    sigmas = []
+    for rank in results:
+        a, b = rate_game([a, b], [rank, 3 - rank])
+        sigmas.append(a.sigma)
+    assert a.mu > b.mu
+    assert all(later < earlier for earlier, later in zip(sigmas, sigmas[1:]))
+    assert sigmas[-1] < 1.5 and sigmas[99] > sigmas[-1] * 1.5
 
 
 def test_rate_game_refuses_mismatched_ranks() -> None:

@@ -4,9 +4,12 @@ A ladder stores games as they finish and must answer its leaderboard at once, so
 here refits every game per request:
 
 - OpenSkill (`rate_game`): each bot version's `Skill` (mu, sigma) is updated by one game
-  at a time with the same model the league tables use (`arena.stats.ratings.openskill_ratings`:
-  openskill's Plackett-Luce with its default parameters), for any seat count; the store keeps
-  the current mu/sigma and a history row per game.
+  at a time with openskill's Plackett-Luce model, for any seat count; the store keeps the
+  current mu/sigma and a history row per game. One parameter differs from openskill's
+  defaults (and the league tables'): no dynamics (tau = 0). A version is fixed code whose
+  skill does not drift, so its uncertainty should keep shrinking with its games; with
+  openskill's default tau sigma stops near 2.6 after some 50 games, and mu then wanders
+  with the latest results (a bot with the best record was seen last on the board).
 - Elo for 2-seat tables (`elo_table`): the whole-set maximum-likelihood fit of
   `arena.stats.ratings` (a draw is half a win, one virtual draw per pairing that met,
   95% intervals from the curvature), which reads only per-pair totals, so its cost depends
@@ -60,7 +63,7 @@ class Skill:
 def _model() -> PlackettLuce:
     from openskill.models import PlackettLuce
 
-    return PlackettLuce()
+    return PlackettLuce(tau=0.0)
 
 
 def initial_skill() -> Skill:
