@@ -9,6 +9,7 @@ import contextlib
 from typing import Any
 
 import anyio.to_thread
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 
@@ -25,6 +26,16 @@ LOG_BYTES = 1 << 20
 
 
 # ---- the leaderboard and a bot --------------------------------------------------------------
+
+
+async def _posted(site: LadderSite, request: Request, form_name: str) -> tuple[Viewer, FormData]:
+    """A small form posted from one of our pages: its origin, who sent it, its fields
+    and its per-form token, each checked (403 otherwise)."""
+    check_origin(request)
+    viewer = await site.auth.viewer(request)
+    form = await read_form(request, FORM_BYTES, 0)
+    site.auth.check_csrf(viewer, form_name, form)
+    return viewer, form
 
 
 @page_route
@@ -98,20 +109,14 @@ async def bot_logs(site: LadderSite, request: Request) -> Response:
 
 @page_route
 async def bot_rollback(site: LadderSite, request: Request) -> Response:
-    check_origin(request)
-    viewer = await site.auth.viewer(request)
-    form = await read_form(request, FORM_BYTES, 0)
-    site.auth.check_csrf(viewer, "rollback", form)
+    viewer, form = await _posted(site, request, "rollback")
     info = await bot_actions.rollback(site, viewer, request.path_params["name"], form.get("version"))
     return RedirectResponse(f"/bot/{info.name}", 303)
 
 
 @page_route
 async def bot_retire(site: LadderSite, request: Request) -> Response:
-    check_origin(request)
-    viewer = await site.auth.viewer(request)
-    form = await read_form(request, FORM_BYTES, 0)
-    site.auth.check_csrf(viewer, "retire", form)
+    viewer, form = await _posted(site, request, "retire")
     info = await bot_actions.retire(site, viewer, request.path_params["name"])
     return RedirectResponse(f"/bot/{info.name}", 303)
 
@@ -153,10 +158,7 @@ async def signin_form(site: LadderSite, request: Request) -> Response:
 
 @page_route
 async def signin(site: LadderSite, request: Request) -> Response:
-    check_origin(request)
-    viewer = await site.auth.viewer(request)
-    form = await read_form(request, FORM_BYTES, 0)
-    site.auth.check_csrf(viewer, "signin", form)
+    viewer, form = await _posted(site, request, "signin")
     token = form.get("token")
     entrant = None
     if isinstance(token, str) and token.strip():
@@ -172,10 +174,7 @@ async def signin(site: LadderSite, request: Request) -> Response:
 
 @page_route
 async def signout(site: LadderSite, request: Request) -> Response:
-    check_origin(request)
-    viewer = await site.auth.viewer(request)
-    form = await read_form(request, FORM_BYTES, 0)
-    site.auth.check_csrf(viewer, "signout", form)
+    viewer, form = await _posted(site, request, "signout")
     response = RedirectResponse("/", 303)
     site.auth.sign_out(response)
     return response
