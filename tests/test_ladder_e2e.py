@@ -41,11 +41,11 @@ pytestmark = [
 class Ladder:
     """`arena ladder run DIR` in a process of its own, its stdout read in a thread."""
 
-    def __init__(self, folder: Path) -> None:
+    def __init__(self, folder: Path, *options: str) -> None:
         self.folder = folder
         self.lines: list[str] = []
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "arena", "ladder", "run", str(folder), "--port", "0"], cwd=folder,
+            [sys.executable, "-m", "arena", "ladder", "run", str(folder), "--port", "0", *options], cwd=folder,
             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
@@ -249,7 +249,7 @@ def test_a_ladder_from_submission_to_resume(ladder_folder: tuple[Path, dict[str,
         _wait_for("the killed ladder's bots to be gone", lambda: not _alive(running), 60)
         kept = _games(folder)
         assert {i: kept[i] for i in before} == before
-        again = Ladder(folder)
+        again = Ladder(folder, "--quiet")
         try:
             _wait_for("new games after the resume", lambda: len(_games(folder)) > len(kept) + 1)
             resumed = _games(folder)
@@ -258,5 +258,8 @@ def test_a_ladder_from_submission_to_resume(ladder_folder: tuple[Path, dict[str,
         finally:
             again.kill(signal.SIGINT)
             again.stop_all()
+        assert not [line for line in again.lines if line.startswith("game ")]  # --quiet: no line per game
+        assert any("games stored" in line for line in again.lines)  # Ctrl-C: stopped cleanly, with the count
+        assert any(line.startswith("game ") for line in ladder.lines)
     finally:
         ladder.stop_all()

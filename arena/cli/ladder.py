@@ -63,6 +63,8 @@ def run_command(
     cluster: Annotated[str | None, typer.Option(
         "--cluster", metavar="ADDRESS", help="Play on a Dask cluster: a scheduler file, tcp://HOST:PORT or local:N "
         "(docs/cluster.md). Default: the ladder file's `cluster`, else this machine.")] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per game; pauses, void units and errors "
+                                        "are still told.")] = False,
 ) -> None:
     """Serve the ladder's pages and API and play games without end. Stop it any way you
     like (Ctrl-C, kill -9, a reboot): nothing finished is lost, and the same command
@@ -77,7 +79,11 @@ def run_command(
         ladder = load_ladder(folder)
         if cluster is not None:
             ladder = dataclasses.replace(ladder, cluster=cluster)
-        service = LadderService(ladder, tell=lambda line: console.print(line, highlight=False))
+        def tell(line: str) -> None:
+            if not (quiet and line.startswith("game ")):
+                console.print(line, highlight=False)
+
+        service = LadderService(ladder, tell=tell)
     with service, arena_errors():
         service.connect(lambda line: console.print(line, highlight=False))
         tables = ", ".join(t.key for t in ladder.tables)
