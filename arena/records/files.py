@@ -6,7 +6,7 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, TextIO, cast
 
 from arena.records import writer
 from arena.records.reader import MAX_LINE_CHARS, iter_records
@@ -19,15 +19,44 @@ def read_record_file(path: str | os.PathLike[str]) -> list[GameRecord]:
     return list(read(path))
 
 
-def read(path: str | os.PathLike[str]) -> Iterator[GameRecord]:
+def read(source: str | os.PathLike[str] | BinaryIO | TextIO) -> Iterator[GameRecord]:
     """The games of a record file one at a time, read in bounded memory: lines longer
     than MAX_LINE_CHARS, text that is not UTF-8 and games beyond MAX_PLIES are
-    RecordSyntaxErrors naming the file, line and column."""
-    with open(path, "rb") as handle:
-        try:
-            yield from iter_records(_decoded_lines(handle))
-        except RecordSyntaxError as exc:
-            raise RecordSyntaxError(exc.line, exc.column, exc.message, str(path)) from None
+    RecordSyntaxErrors naming the file, line and column. `source` is a path, or a file
+    already open in binary or text mode (sys.stdin, a socket's file, io.StringIO),
+    which is read from where it stands and left open."""
+    if isinstance(source, (str, os.PathLike)):
+        with open(source, "rb") as handle:
+            yield from _named(_decoded_lines(handle), str(source))
+        return
+    name = str(getattr(source, "name", "<stream>"))
+    probe = source.read(0)
+    if isinstance(probe, bytes):
+        yield from _named(_decoded_lines(cast(BinaryIO, source)), name)
+    else:
+        yield from _named(_text_lines(cast(TextIO, source)), name)
+
+
+def _named(lines: Iterator[str], name: str) -> Iterator[GameRecord]:
+    """The games in `lines`; a syntax error names where they came from."""
+    try:
+        yield from iter_records(lines)
+    except RecordSyntaxError as exc:
+        raise RecordSyntaxError(exc.line, exc.column, exc.message, name) from None
+
+
+def _text_lines(handle: TextIO) -> Iterator[str]:
+    """Lines of a text file, bounded as _decoded_lines bounds a binary file's."""
+    number = 0
+    while True:
+        line = handle.readline(MAX_LINE_CHARS + 2)
+        if not line:
+            return
+        number += 1
+        if not line.endswith("\n") and len(line) > MAX_LINE_CHARS:
+            raise RecordSyntaxError(number, 1, f"line longer than {MAX_LINE_CHARS} characters: this is not "
+                                               "a record file")
+        yield line
 
 
 def _decoded_lines(handle: BinaryIO) -> Iterator[str]:
