@@ -61,7 +61,8 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
                      options: Mapping[str, str] | None = None, bot_seed: int | None = None,
                      limits: Limits | None = None, sandbox: bool = True, log_dir: FilePath | None = None,
                      on_game: OnGame | None = None, event: str = "arena play",
-                     deals: Deals = "duplicate") -> MatchResult:
+                     deals: Deals = "duplicate", openings: FilePath | None = None,
+                     random_opening: int = 0) -> MatchResult:
     """Play `games` games of `game` between `bots` (one per seat, seats rotating each
     game) and return the results; each game's record is appended to `out` as it ends.
     `play` is the same for synchronous code. `seed` fixes chance (dice, deals) and
@@ -69,9 +70,12 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
     `deals="fresh"` gives every game a seed of its own (by default the games of a seat
     rotation share one). `time` is one time control, or one per bot. Bots run in their
     sandbox unless `sandbox` is False. A bot's fault is a result (its outcome's
-    `faults`), not an exception. `event` is every record's Event tag."""
+    `faults`), not an exception. `event` is every record's Event tag. `openings` (an
+    openings file, or "shipped": docs/openings.md) starts each seat rotation from the
+    next opening; `random_opening` plays that many random plies first instead."""
     request = _request(game, bots, games=games, seed=seed, time=time, out=out, options=options, bot_seed=bot_seed,
-                       limits=limits, sandbox=sandbox, log_dir=log_dir, event=event, deals=deals)
+                       limits=limits, sandbox=sandbox, log_dir=log_dir, event=event, deals=deals, openings=openings,
+                       random_opening=random_opening)
     prepared = prepare_match(request, _warn)
     try:
         return await play_prepared(prepared, _each_game(on_game))
@@ -85,16 +89,20 @@ async def match_async(game: str, baseline: BotName, candidate: BotName, *, games
                       options: Mapping[str, str] | None = None, bot_seed: int | None = None,
                       limits: Limits | None = None, sandbox: bool = True, concurrency: int = 1,
                       on_game: OnGame | None = None, event: str = "arena match",
-                      deals: Deals = "duplicate") -> PairedResult:
+                      deals: Deals = "duplicate", openings: FilePath | None = None,
+                      random_opening: int = 0) -> PairedResult:
     """Play `candidate` against `baseline` in pairs of games (the same seed, seats
     swapped; `deals="fresh"`: a seed for every game), `concurrency` games at once, up
     to `games` games (an even number) or until `sprt` decides; the result holds the
     candidate's Elo over the baseline, the pentanomial counts and the SPRT's decision
     (SprtDecision.H1: stronger by elo1, H0: not stronger than elo0). `match` is the
     same for synchronous code. With `out` the match is resumable: its games are stored
-    in `out` + ".sqlite" as they end, and the same call plays only those not stored."""
+    in `out` + ".sqlite" as they end, and the same call plays only those not stored.
+    `openings` and `random_opening` as for `play`: each pair starts from the next
+    opening."""
     request = _request(game, [baseline, candidate], games=games, seed=seed, time=time, out=out, options=options,
-                       bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=None, event=event, deals=deals)
+                       bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=None, event=event, deals=deals,
+                       openings=openings, random_opening=random_opening)
     paired = prepare_pairs(request, concurrency, sprt, _warn)
     try:
         for note in paired.notes:
@@ -112,7 +120,8 @@ match = synchronous(match_async)
 
 def _request(game: str, bots: Sequence[BotName], *, games: int, seed: int | None, time: Time | Sequence[Time],
              out: FilePath | None, options: Mapping[str, str] | None, bot_seed: int | None, limits: Limits | None,
-             sandbox: bool, log_dir: FilePath | None, event: str, deals: Deals) -> MatchRequest:
+             sandbox: bool, log_dir: FilePath | None, event: str, deals: Deals, openings: FilePath | None = None,
+             random_opening: int = 0) -> MatchRequest:
     """The MatchRequest the library's arguments make (checked later, as the CLI's are)."""
     if games < 1:
         raise SetupError(f"games={games}: play at least one game")
@@ -122,7 +131,8 @@ def _request(game: str, bots: Sequence[BotName], *, games: int, seed: int | None
     return MatchRequest(game, list(bots), games, seed, bot_seed, dict(options or {}),
                         time_controls=time_controls(time), limits=base, find_registry=False,
                         out=None if out is None else Path(out), log_dir=None if log_dir is None else Path(log_dir),
-                        event=event, deals=deals)
+                        event=event, deals=deals, openings=None if openings is None else Path(openings),
+                        random_opening=random_opening)
 
 
 def time_controls(time: Time | Sequence[Time]) -> tuple[TimeControl, ...]:
