@@ -14,7 +14,7 @@ from arena import games
 from arena.errors import ArenaError
 from arena.files import read_toml_file
 from arena.games import Game, GameError
-from arena.league.config import default_concurrency, resolve_limits, resolve_time
+from arena.league.config import default_concurrency, option_text, resolve_limits, resolve_time
 from arena.league.file import LimitsSection, Scalar, TimeSection
 from arena.process.build import BuildLimits
 from arena.process.spec import Limits
@@ -188,8 +188,7 @@ def _table(index: int, entry: TableEntry, time: TimeSection) -> LadderTable:
         raise LadderFileError(f"{where}.game: {exc}") from None
     seats = entry.seats if entry.seats is not None else max(2, game.min_seats)
     try:
-        options = game.resolve_options({k: str(v).lower() if isinstance(v, bool) else str(v)
-                                        for k, v in entry.options.items()})
+        options = game.resolve_options({k: option_text(v) for k, v in entry.options.items()})
         game.check_seats(seats, options)
     except GameError as exc:
         raise LadderFileError(f"{where}: {exc}") from None

@@ -149,7 +149,7 @@ class LadderRunner:
                 continue
             started = time.monotonic()
             try:
-                job = self._job(unit)
+                job = await trio.to_thread.run_sync(self._job, unit)  # resolving commands reads the disk
                 await executor.play([job], self)
             except BotNameError as exc:
                 self.tell(f"unit {unit.number}: cannot start a bot ({exc})")

@@ -19,7 +19,7 @@ import trio
 from arena.errors import ArenaError
 from arena.games import Game
 from arena.ladder.config import Ladder, Language
-from arena.ladder.store import Entrant, LadderStore, Version
+from arena.ladder.store import Bot, Entrant, LadderStore, Version
 from arena.ladder.upload import UploadError, UploadLimits, unpack_upload
 from arena.process.botnames import BotNameError, resolve_bot
 from arena.process.build import BuildError, run_build
@@ -85,12 +85,21 @@ class Submissions:
             raise SubmissionError(f"the upload is {len(data)} bytes, more than this ladder's "
                                   f"{ladder.max_upload_bytes}; leave out build products and data you do not need",
                                   413)
+        version = await trio.to_thread.run_sync(self._admit, entrant, bot_name, language, filename, data)
+        self._queue_send.send_nowait(version.id)
+        return version
+
+    def _admit(self, entrant: Entrant, bot_name: str, language: str, filename: str, data: bytes) -> Version:
+        """In a worker thread (it reads the store, unpacks, renames and deletes): the
+        owner's and the hourly checks, then the upload unpacked into a new version's
+        folder, or SubmissionError with nothing left behind."""
+        ladder = self.ladder
         owner = self.store.bot(bot_name)
         if owner is not None and owner.entrant != entrant.id:
             raise SubmissionError(f"the bot name {bot_name!r} belongs to another entrant; choose another name", 403)
         if owner is not None and owner.status == "disqualified":
             raise SubmissionError(f"{bot_name} is disqualified: {owner.reason}; ask the organiser", 403)
-        recent = await trio.to_thread.run_sync(self.store.submissions_since, entrant.id)
+        recent = self.store.submissions_since(entrant.id)
         if recent >= ladder.submissions_per_hour:
             raise SubmissionError(f"{recent} versions in the last hour is this ladder's limit; submit again later",
                                   429)
@@ -100,10 +109,10 @@ class Submissions:
         incoming = Path(tempfile.mkdtemp(prefix=".incoming-", dir=ladder.bots_folder))
         try:
             try:
-                await trio.to_thread.run_sync(unpack_upload, filename or "bot", data, incoming / "src", limits)
+                unpack_upload(filename or "bot", data, incoming / "src", limits)
             except UploadError as exc:
                 raise SubmissionError(str(exc)) from None
-            version = await trio.to_thread.run_sync(self.store.add_version, entrant.id, bot_name, language)
+            version = self.store.add_version(entrant.id, bot_name, language)
             folder = version_folder(ladder, version.bot, version.number)
             folder.parent.mkdir(parents=True, exist_ok=True)
             if folder.exists():  # a version number an interrupted submission left behind
@@ -111,13 +120,12 @@ class Submissions:
             (incoming / "src").rename(folder)
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
-        self._queue_send.send_nowait(version.id)
         return version
 
     async def work(self) -> None:
         """Build and check the versions submitted (those an interruption cut short
         first), one at a time, until cancelled."""
-        for unfinished in self.store.unfinished_versions():
+        for unfinished in await trio.to_thread.run_sync(self.store.unfinished_versions):
             await self.prepare(unfinished.id)
         await trio.to_thread.run_sync(self.prune)
         async for version_id in self._queue:
@@ -128,14 +136,22 @@ class Submissions:
         await self._build_and_check(version_id)
         await trio.to_thread.run_sync(self.prune)
 
-    async def _build_and_check(self, version_id: int) -> None:
+    def _lookup(self, version_id: int) -> tuple[Version, Bot | None, bool] | None:
+        """The version, its bot and whether its folder is there (in a worker thread)."""
         version = self.store.version(version_id)
         if version is None:
+            return None
+        folder = version_folder(self.ladder, version.bot, version.number)
+        return version, self.store.bot_by_id(version.bot), folder.is_dir()
+
+    async def _build_and_check(self, version_id: int) -> None:
+        found = await trio.to_thread.run_sync(self._lookup, version_id)
+        if found is None:
             return
-        bot = self.store.bot_by_id(version.bot)
+        version, bot, present = found
         language = self.ladder.languages.get(version.language)
         folder = version_folder(self.ladder, version.bot, version.number)
-        if bot is None or language is None or not folder.is_dir():
+        if bot is None or language is None or not present:
             why = "its language is no longer offered" if language is None else "its files are missing"
             await trio.to_thread.run_sync(self.store.set_version_state, version_id, "failed",
                                           f"not built: {why}; submit it again")

@@ -99,7 +99,7 @@ def resolve_league(raw: LeagueFile, base: Path, source: Path | None = None) -> L
         raise LeagueFileError(f"game: {exc}") from None
     seats = raw.seats if raw.seats is not None else max(2, game.min_seats)
     try:
-        options = game.resolve_options({k: _option_text(v) for k, v in raw.options.items()})
+        options = game.resolve_options({k: option_text(v) for k, v in raw.options.items()})
     except GameError as exc:
         raise LeagueFileError(f"options: {exc}") from None
     try:
@@ -220,7 +220,8 @@ def _table_count(bots: int, seats: int, schedule: str) -> int:
     return math.comb(bots, seats)
 
 
-def _option_text(value: Scalar) -> str:
+def option_text(value: Scalar) -> str:
+    """An option's value as TOML gave it, as the game's options take it ("true", "3")."""
     if isinstance(value, bool):
         return "true" if value else "false"
     return str(value)
