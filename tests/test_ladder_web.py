@@ -403,6 +403,21 @@ def test_rollback_and_retire_are_the_owners_alone(world: World) -> None:
     ask(world.app, talk)
 
 
+def test_a_malformed_token_is_401_and_the_api_ignores_a_signed_in_cookie(world: World) -> None:
+    ready_version(world.store, "alice", "alpha")
+
+    async def talk(http: httpx.AsyncClient) -> None:
+        for token in ("99999999999999999999999.x", "\u00b2.x", "1.", ".x", "1.x"):
+            answer = await http.get("/api/version/1", headers={"Authorization": f"Bearer {token}".encode()})
+            assert answer.status_code == 401, (token, answer.status_code)
+        assert (await sign_in(http, world.tokens["alice"])).status_code == 303
+        # Signed in by cookie, without a per-form token: the API's changes need the bearer token.
+        assert (await http.post("/api/bots/alpha/retire")).status_code == 401
+        assert world.store.bot("alpha").status == "active"  # type: ignore[union-attr]
+
+    ask(world.app, talk)
+
+
 def test_rollback_from_the_bot_page_form(world: World) -> None:
     first = ready_version(world.store, "alice", "alpha")
     ready_version(world.store, "alice", "alpha")

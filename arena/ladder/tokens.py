@@ -46,7 +46,7 @@ class TokenChecker:
         """The entrant whose token this is (None for any other text, a removed entrant's
         token or a token since reset)."""
         number, dot, _ = token.partition(".")
-        if not dot or not number.isdigit() or len(token) > 200:
+        if not dot or not (number.isascii() and number.isdigit() and len(number) <= 12) or len(token) > 200:
             return None
         entrant = self.store.entrant_by_id(int(number))
         if entrant is None or entrant.removed or not entrant.token_hash.startswith("$argon2"):

@@ -9,7 +9,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
 from arena.ladder.web import bot_actions, pages
-from arena.ladder.web.auth import check_origin
+from arena.ladder.web.auth import Viewer, check_origin
 from arena.ladder.web.bodies import FORM_BYTES, read_body, read_form
 from arena.ladder.web.refused import Refused
 from arena.ladder.web.site import LadderSite, api_route
@@ -38,10 +38,19 @@ async def submit(site: LadderSite, request: Request) -> Response:
                          "url": f"/version/{version.id}"}, 202)
 
 
+async def _caller(site: LadderSite, request: Request) -> Viewer:
+    """The entrant an API call that changes something comes from: by bearer token only
+    (a browser's cookie carries no per-form token here, so it does not count)."""
+    check_origin(request)
+    entrant = await site.auth.token_entrant(request)
+    if entrant is None:
+        raise Refused(401, "give your token as `Authorization: Bearer TOKEN`")
+    return Viewer(entrant, None, None)
+
+
 @api_route
 async def rollback(site: LadderSite, request: Request) -> Response:
-    check_origin(request)
-    viewer = await site.auth.viewer(request)
+    viewer = await _caller(site, request)
     body = await read_body(request, FORM_BYTES)
     try:
         data = json.loads(body or b"{}")
@@ -54,8 +63,7 @@ async def rollback(site: LadderSite, request: Request) -> Response:
 
 @api_route
 async def retire(site: LadderSite, request: Request) -> Response:
-    check_origin(request)
-    viewer = await site.auth.viewer(request)
+    viewer = await _caller(site, request)
     info = await bot_actions.retire(site, viewer, request.path_params["name"])
     return JSONResponse({"bot": info.name, "status": "retired"})
 

@@ -42,6 +42,10 @@ def _mac(secret: bytes, *parts: str) -> str:
     return hmac.new(secret, "\x00".join(parts).encode(), hashlib.sha256).hexdigest()
 
 
+TOKEN_CHECKS = 2
+"""argon2 checks of tokens at once: each takes tens of milliseconds of a core by design."""
+
+
 @dataclass(frozen=True)
 class Viewer:
     """Who sent a request: an entrant (by session or token) or nobody."""
@@ -82,6 +86,7 @@ class Auth:
         self.tokens = tokens
         self.secret = secret
         self.public_logs = public_logs
+        self._limiter: anyio.CapacityLimiter | None = None
 
     # ---- the session cookie -------------------------------------------------------------------
 
@@ -130,8 +135,11 @@ class Auth:
         return entrant
 
     async def entrant_of(self, token: str) -> Entrant | None:
-        """The entrant a token belongs to (argon2 checks it, in a worker thread)."""
-        return await anyio.to_thread.run_sync(self.tokens.entrant, token.strip())
+        """The entrant a token belongs to (argon2 checks it, in a worker thread; at most
+        TOKEN_CHECKS at once, so a flood of bad tokens cannot take every core)."""
+        if self._limiter is None:  # made on the running loop (anyio binds it there)
+            self._limiter = anyio.CapacityLimiter(TOKEN_CHECKS)
+        return await anyio.to_thread.run_sync(self.tokens.entrant, token.strip(), limiter=self._limiter)
 
     async def viewer(self, request: Request) -> Viewer:
         """Who sent the request: a bearer token wins over the session cookie."""

@@ -174,7 +174,7 @@ async def signin(site: LadderSite, request: Request) -> Response:
 
 @page_route
 async def signout(site: LadderSite, request: Request) -> Response:
-    viewer, form = await _posted(site, request, "signout")
+    await _posted(site, request, "signout")
     response = RedirectResponse("/", 303)
     site.auth.sign_out(response)
     return response
