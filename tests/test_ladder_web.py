@@ -408,7 +408,7 @@ def test_a_malformed_token_is_401_and_the_api_ignores_a_signed_in_cookie(world: 
 
     async def talk(http: httpx.AsyncClient) -> None:
         for token in ("99999999999999999999999.x", "\u00b2.x", "1.", ".x", "1.x"):
-            answer = await http.get("/api/version/1", headers={"Authorization": f"Bearer {token}".encode()})
+            answer = await http.get("/api/version/1", headers={b"Authorization": f"Bearer {token}".encode()})
             assert answer.status_code == 401, (token, answer.status_code)
         assert (await sign_in(http, world.tokens["alice"])).status_code == 303
         # Signed in by cookie, without a per-form token: the API's changes need the bearer token.
