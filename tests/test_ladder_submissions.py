@@ -121,3 +121,66 @@ def test_old_versions_go_and_an_interrupted_build_is_finished_on_start(tmp_path:
     assert not version_folder(ladder, oldest.bot, oldest.number).exists()
     assert version_folder(ladder, oldest.bot, 3).is_dir()
     assert any(actor == "ladder" and "remov" in action for _, actor, action, _, _ in store.actions())
+
+
+def test_a_version_that_breaks_its_build_fails_alone_and_the_next_is_built(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.ladder import submissions
+
+    ladder, store, door, ann, ben = _door(tmp_path)
+    from arena.process.build import run_build as real_build
+
+    calls: list[Path] = []
+
+    async def breaking(command: str, folder: Path, limits: object) -> object:
+        calls.append(folder)
+        if len(calls) == 1:
+            raise RecursionError("maximum recursion depth exceeded")  # a tree too deep to walk
+        return await real_build(command, folder, limits)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(submissions, "run_build", breaking)
+    source = (Path(__file__).parent / "ladder_bots" / "random_bot.c").read_bytes()
+
+    async def main() -> tuple[int, int]:
+        first = await door.submit(ann, "ann", "c", "bot.c", source)
+        second = await door.submit(ben, "ben", "c", "bot.c", source)
+        await door.prepare(first.id)
+        await door.prepare(second.id)
+        return first.id, second.id
+
+    first, second = trio.run(main)
+    broken = store.version(first)
+    assert broken is not None and broken.state == "failed" and "RecursionError" in broken.log
+    built = store.version(second)
+    assert built is not None and built.state == "ready"
+
+
+def test_parallel_uploads_cannot_all_pass_the_hourly_check(tmp_path: Path) -> None:
+    ladder, store, door, ann, _ = _door(tmp_path, submissions_per_hour=1)
+    statuses: list[int] = []
+
+    async def one() -> None:
+        try:
+            await door.submit(ann, "ann", "python", "bot.py", RANDOM_BOT)
+            statuses.append(202)
+        except SubmissionError as exc:
+            statuses.append(exc.status)
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            for _ in range(3):
+                nursery.start_soon(one)
+
+    trio.run(main)
+    assert sorted(statuses) == [202, 429, 429]
+
+
+def test_a_ladder_where_every_sandbox_can_see_it_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from arena.ladder import service
+    from arena.ladder.service import LadderService, NoSandboxError
+
+    ladder = init_ladder(tmp_path / "ladder", "test", ["btt"])
+    assert (ladder.database.stat().st_mode & 0o777) == 0o600  # its secret and token hashes are the organiser's
+    monkeypatch.setattr(service, "shown_anyway", lambda path: True)  # as if it lay under /opt
+    with pytest.raises(NoSandboxError, match="could read the ladder's secret"):
+        LadderService(ladder)

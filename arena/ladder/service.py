@@ -22,6 +22,7 @@ from arena.ladder.store import LadderStore
 from arena.ladder.submissions import Submissions
 from arena.ladder.tokens import TokenChecker
 from arena.league.executor import Executor, LocalExecutor
+from arena.process.folder_checks import shown_anyway
 from arena.process.sandbox import probe
 
 if TYPE_CHECKING:
@@ -37,6 +38,11 @@ class LadderService:
 
     def __init__(self, ladder: Ladder, tell: Say = lambda line: None) -> None:
         require_sandbox()
+        if shown_anyway(ladder.folder.resolve()):
+            raise NoSandboxError(
+                f"{ladder.folder} lies in a folder every sandbox shows read-only (the system's or the arena's own), "
+                "so every bot and build could read the ladder's secret and database; move the ladder elsewhere "
+                "(a home or /srv folder)")
         self.ladder = ladder
         self.tell = tell
         self.store = LadderStore.open(ladder.database, ladder.name, create=False)

@@ -530,4 +530,5 @@ def _create(path: Path, name: str) -> None:
         db.execute("COMMIT")
     finally:
         db.close()
+    temporary.chmod(0o600)  # its secret and token hashes are the organiser's alone
     temporary.replace(path)

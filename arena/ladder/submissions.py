@@ -7,6 +7,8 @@ what to fix. Builds and checks run one at a time, beside the games."""
 
 from __future__ import annotations
 
+import contextlib
+import math
 import re
 import shutil
 import tempfile
@@ -71,7 +73,10 @@ class Submissions:
     """Told when a version became ready (the matchmaker wakes up)."""
 
     def __post_init__(self) -> None:
-        self._queue_send, self._queue = trio.open_memory_channel[int](1000)
+        self._queue_send, self._queue = trio.open_memory_channel[int](math.inf)  # bounded by per_hour
+        self._entrants: dict[int, trio.Lock] = {}
+        """One submission of an entrant at a time: the hourly allowance is checked and the
+        version stored together, so parallel uploads cannot all pass the check."""
 
     async def submit(self, entrant: Entrant, bot_name: str, language: str, filename: str, data: bytes) -> Version:
         ladder = self.ladder
@@ -85,7 +90,8 @@ class Submissions:
             raise SubmissionError(f"the upload is {len(data)} bytes, more than this ladder's "
                                   f"{ladder.max_upload_bytes}; leave out build products and data you do not need",
                                   413)
-        version = await trio.to_thread.run_sync(self._admit, entrant, bot_name, language, filename, data)
+        async with self._entrants.setdefault(entrant.id, trio.Lock()):
+            version = await trio.to_thread.run_sync(self._admit, entrant, bot_name, language, filename, data)
         self._queue_send.send_nowait(version.id)
         return version
 
@@ -116,7 +122,7 @@ class Submissions:
             folder = version_folder(ladder, version.bot, version.number)
             folder.parent.mkdir(parents=True, exist_ok=True)
             if folder.exists():  # a version number an interrupted submission left behind
-                shutil.rmtree(folder)
+                shutil.rmtree(folder, ignore_errors=True)
             (incoming / "src").rename(folder)
         finally:
             shutil.rmtree(incoming, ignore_errors=True)
@@ -132,8 +138,16 @@ class Submissions:
             await self.prepare(version_id)
 
     async def prepare(self, version_id: int) -> None:
-        """Build and check one version, then apply the version policy."""
-        await self._build_and_check(version_id)
+        """Build and check one version, then apply the version policy. Whatever one
+        version's files make go wrong (a tree too deep to walk, a full disk), it fails
+        that version alone, never the door: the versions after it are still built."""
+        try:
+            await self._build_and_check(version_id)
+        except Exception as exc:  # noqa: BLE001 - one hostile version must not stop every later build
+            await trio.to_thread.run_sync(
+                self.store.set_version_state, version_id, "failed",
+                f"the ladder could not build or check it ({type(exc).__name__}: {str(exc)[:300]}); fix the upload "
+                "(a folder tree thousands deep, files the build cannot write?) and submit again")
         await trio.to_thread.run_sync(self.prune)
 
     def _lookup(self, version_id: int) -> tuple[Version, Bot | None, bool] | None:
@@ -187,7 +201,8 @@ class Submissions:
         the one that plays); an older one's files go, its games and log stay."""
         for version in self.store.versions_to_prune(self.ladder.keep_versions):
             self.store.remove_version(version.id)
-            shutil.rmtree(version_folder(self.ladder, version.bot, version.number), ignore_errors=True)
+            with contextlib.suppress(RecursionError):  # Python 3.11 walks a tree recursively
+                shutil.rmtree(version_folder(self.ladder, version.bot, version.number), ignore_errors=True)
 
     def _check(self, language: Language, folder: Path, label: str) -> tuple[bool, str]:
         """`arena check` at every table's game (quick: one seat count each)."""
