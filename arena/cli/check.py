@@ -11,7 +11,15 @@ from rich.table import Table
 from rich.text import Text
 
 from arena.cli.common import arena_errors, console, fail, json_output, print_json, warn_isolation
-from arena.cli.options import BotsFileArg, JsonArg, NoSandboxArg, ReadOnlyArg, StartupArg, takes
+from arena.cli.options import (
+    BotsFileArg,
+    JsonArg,
+    NoSandboxArg,
+    ReadOnlyArg,
+    StartupArg,
+    bare_seconds_checked,
+    takes,
+)
 from arena.games import GAMES
 from arena.games.base import Game
 from arena.league.registry import Registry
@@ -63,7 +71,8 @@ def check_command(options: CheckOptions) -> None:
         with arena_errors():
             games = [load_game(options.game_id)] if options.game_id is not None else [GAMES[g] for g in sorted(GAMES)]
         try:
-            control = TimeControl(per_move_s=parse_seconds(options.time_per_move, "--time-per-move"))
+            per_move = str(bare_seconds_checked(options.time_per_move, "--time-per-move"))
+            control = TimeControl(per_move_s=parse_seconds(per_move, "--time-per-move"))
             timing = Timing(startup_s=parse_seconds(options.startup_time, "--startup-time"), grace_s=0.05)
         except TimeControlError as exc:
             raise fail(str(exc)) from None

@@ -72,6 +72,9 @@ _HINT = re.compile(r"^Invalid value for ('[^']*'(?: / '[^']*')*): (.*)$", re.DOT
 def usage_message(error: typer.TyperException) -> str:
     """A usage error as one line: what was wrong, with the option it concerns, and
     where the help is."""
+    game_hint = _game_as_option(error)
+    if game_hint is not None:
+        return game_hint
     text = error.format_message()
     match = _HINT.match(text)
     if match:
@@ -82,6 +85,24 @@ def usage_message(error: typer.TyperException) -> str:
     if ctx is not None:
         text += f"; see `{ctx.command_path} --help`"
     return text
+
+
+GAME_OPTIONS = ("--game", "-g", "--game-id")
+"""What people used to other tools write for the game that our commands take first."""
+
+
+def _game_as_option(error: typer.TyperException) -> str | None:
+    """`arena play random greedy --game btt`: the game is the command's first argument,
+    which Click's "no such option" (with its guess --games) does not say."""
+    ctx = getattr(error, "ctx", None)
+    name = getattr(error, "option_name", None)
+    if ctx is None or name not in GAME_OPTIONS:
+        return None
+    params = [p for p in ctx.command.params if isinstance(p, TyperArgument)]
+    if not params or params[0].name != "game_id":
+        return None
+    return (f"{name}: the game is `{ctx.command_path}`'s first argument, not an option: e.g. "
+            f"`{ctx.command_path} btt random greedy` (`arena games` lists the games)")
 
 
 def _is_usage_error(error: BaseException) -> bool:

@@ -210,7 +210,8 @@ class Times:
         request's default: 5 s a decision, no limit for a person)."""
         if self.time_per_move is None and self.clock is None:
             return ()
-        per_moves = _per_bot(self.time_per_move, bots, "--time-per-move")
+        per_moves = [bare_seconds_checked(p, "--time-per-move") for p in _per_bot(self.time_per_move, bots,
+                                                                                  "--time-per-move")]
         clocks = _per_bot(self.clock, bots, "--clock")
         return tuple(TimeControl.parse(p, c) for p, c in zip(per_moves, clocks, strict=True))
 
@@ -222,6 +223,27 @@ class Times:
     def basis(self) -> Basis:
         """--time-basis."""
         return parse_basis(self.time_basis)
+
+
+BARE_SECONDS_LIMIT = 10.0
+"""A bare number of at least this many seconds for a per-move limit is more likely
+milliseconds written without a unit (`--time-per-move 100`) than 100 s a move."""
+
+
+def bare_seconds_checked(text: str | None, option: str) -> str | None:
+    """A per-move limit as given, unless it is a bare number of 10 or more: that asks
+    for its unit, since 100 without one is 100 s a move, not 100 ms."""
+    if text is None:
+        return None
+    raw = text.strip()
+    try:
+        value = float(raw)
+    except ValueError:
+        return text
+    if value >= BARE_SECONDS_LIMIT:
+        raise TimeControlError(f"{option} {excerpt(text)}: a number without a unit is seconds, so that is "
+                               f"{raw} s a move; write {raw}s if you mean it, or {raw}ms for milliseconds")
+    return text
 
 
 def _per_bot(text: str | None, bots: int, option: str) -> list[str | None]:

@@ -108,6 +108,7 @@ def play_command(options: PlayOptions) -> None:
     with json_output(options.json_flag):
         with arena_errors():
             match = prepare_match(options.request(), notes=warn)
+        _warn_unbalanced(options.games, len(options.bots))
         try:
             result = _run_match(match, options.watch or bool(match.people), options.quiet, _web_seat(match, options))
         except BaseException:
@@ -125,6 +126,15 @@ def play_command(options: PlayOptions) -> None:
             print_json({**match_document(result, match.game, match.options, time_outs),
                         "records": None if match.out is None else str(match.out)})
         finish_match(match, result)
+
+
+def _warn_unbalanced(games: int, seats: int) -> None:
+    """Seats rotate each game, so a count that is not a multiple of the seats gives
+    some bots a seat more often (a league file refuses such a count; here a warning)."""
+    if seats > 1 and games > 1 and games % seats:
+        fair = games + seats - games % seats
+        warn(f"--games {games} with {seats} seats: the seats rotate each game, so some bots play the first seat "
+             f"more often than others; give a multiple of {seats} (e.g. --games {fair}) for balanced seats")
 
 
 def _web_seat(match: PreparedMatch, options: PlayOptions) -> _WebSeat | None:

@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from arena.cli.common import arena_errors, console, fail, warn
-from arena.cli.options import BotSetup, OutArg, takes
+from arena.cli.options import BotSetup, OutArg, bare_seconds_checked, takes
 from arena.cli.records import nth_record
 from arena.cli.summary import outcome_line
 from arena.errors import ArenaError
@@ -70,7 +70,7 @@ def rerun_command(options: RerunOptions) -> None:
     named, key = _league(options.league)
     with arena_errors():
         control = None if options.time_per_move is None and options.clock is None else \
-            TimeControl.parse(options.time_per_move, options.clock)
+            TimeControl.parse(bare_seconds_checked(options.time_per_move, "--time-per-move"), options.clock)
         logs = Path(tempfile.mkdtemp(prefix="arena-logs-")) if options.log_dir is None else \
             prepare_log_dir(options.log_dir)
         rerun = prepare_rerun(record, options.path, options.bots or (), limits, options.setup.bots_file, control,

@@ -31,9 +31,10 @@ warming up) and widens the wall backstop (10 times the limit plus grace, plus 1 
 that ends a decision of a bot given almost no CPU by a stalled machine."""
 
 
-def demo_leagues(output: Path, seed: int, games_per_pairing: int = 6) -> list[League]:
+def demo_leagues(output: Path, seed: int, games_per_pairing: int = 6, per_move: str = PER_MOVE) -> list[League]:
     """A 2-seat round-robin of the demo bots for every game that ships at least two of
-    them, and a 3-seat league (rated with OpenSkill) for games played by 3 or more."""
+    them, and a 3-seat league (rated with OpenSkill) for games played by 3 or more;
+    `per_move` is the limit per decision (longer on a slow machine)."""
     leagues = []
     for game in GAMES.values():
         available = shipped_bots(game.id)
@@ -47,7 +48,7 @@ def demo_leagues(output: Path, seed: int, games_per_pairing: int = 6) -> list[Le
             entries = [BotEntry(name=name, command=name.split("-")[0]) for name in bots]
             raw = LeagueFile(name=f"demo {game.id} ({seats} seats)", game=game.id, bots=entries, seats=seats,
                              games_per_pairing=games, seed=seed, output=str(output / folder),
-                             time=TimeSection(per_move=PER_MOVE, basis=BASIS, grace=GRACE))
+                             time=TimeSection(per_move=per_move, basis=BASIS, grace=GRACE))
             leagues.append(resolve_league(raw, Path.cwd()))
     return leagues
 
