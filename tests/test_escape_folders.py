@@ -182,6 +182,20 @@ def test_a_bot_failing_on_a_hidden_path_is_told_which_and_how_to_allow_it(tmp_pa
     assert f"--ro {data}" in handshake["detail"]
 
 
+def test_a_relative_path_out_of_the_bot_folder_gets_the_same_hint(tmp_path: Path) -> None:
+    data = tmp_path / "data" / "weights.txt"
+    data.parent.mkdir()
+    data.write_text("0.5 0.25")
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "bot.py").write_text(FAILING_BOT.format(data="../data/weights.txt"))
+    code, output = play_cli(f"{sys.executable} {folder / 'bot.py'}", "random")
+    assert code == 2, output
+    text = " ".join(output.split())
+    assert "never started" in text and f"{data} exists on this machine but the bot's sandbox does not show it" \
+        in text and f"--ro {data}" in text
+
+
 def test_the_private_copy_keeps_no_set_user_id_bit(tmp_path: Path) -> None:
     """The arena copies a bot's folder as its own user: root's copy of a bot's
     set-user-ID program would be a set-user-ID root program on the host."""

@@ -136,7 +136,8 @@ class Bubblewrap(Backend):
         return None
 
     def crash_hint(self, stderr_tail: str) -> str:
-        return hidden_paths_hint(stderr_tail, self.shown)  # a path it needed and was not shown: how to allow it
+        # a path it needed and was not shown: how to allow it
+        return hidden_paths_hint(stderr_tail, self.shown, self.folder)
 
 
 def backend_for(limits: Limits) -> type[Backend]:

@@ -22,7 +22,7 @@ import re
 import shutil
 import stat
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -357,13 +357,28 @@ HINT_PATHS = 2
 """Most hidden paths one start-up failure names."""
 
 
-def hidden_paths_hint(text: str, shown: Iterable[Path]) -> str:
+_RELATIVE_PATH_IN_TEXT = re.compile(r"(?<![\w.~/-])((?:\.\./)+[^\s'\"‘’“”`:,;()<>\[\]{}]+)")
+"""A path that climbs out of the bot's folder (`../data/weights.txt`)."""
+
+
+def _named_paths(text: str, folder: Path | None) -> Iterator[str]:
+    """The absolute paths a bot's last words name, and those relative to its folder
+    that climb out of it, as absolute paths on this machine."""
+    found = [(m.start(), m.group(1)) for m in _PATH_IN_TEXT.finditer(text)]
+    if folder is not None:
+        found += [(m.start(), os.path.normpath(folder / m.group(1))) for m in _RELATIVE_PATH_IN_TEXT.finditer(text)]
+    for _, path in sorted(found):
+        yield path
+
+
+def hidden_paths_hint(text: str, shown: Iterable[Path], folder: Path | None = None) -> str:
     """For a bot that failed to start in its sandbox: the paths its last words name that
-    exist on this machine but were not shown to it, and how to allow them; '' if none."""
+    exist on this machine but were not shown to it, and how to allow them; '' if none.
+    A relative path that climbs out of `folder` (the bot's working folder) counts too."""
     folders = list(shown)
     hidden: list[str] = []
-    for match in _PATH_IN_TEXT.finditer(text):
-        path = match.group(1).rstrip(".")
+    for named in _named_paths(text, folder):
+        path = named.rstrip(".")
         if path in hidden or any(path == p or path.startswith(p + "/") for p in ("/proc", "/dev", "/sys", SCRATCH)):
             continue
         try:
