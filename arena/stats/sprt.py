@@ -135,13 +135,25 @@ class PairStats:
     """Pentanomial counts of B's points per pair, and the estimates drawn from them."""
 
     counts: list[int] = field(default_factory=lambda: [0] * PAIR_OUTCOMES)
+    games: list[int] = field(default_factory=lambda: [0, 0, 0])
+    """B's wins, losses and draws over the pairs counted with their games' points."""
+    win_loss_pairs: int = 0
+    """Pairs of one point made of a win and a loss (fastchess's WL; the rest of the
+    middle count are two draws, DD), among the pairs counted with their games."""
 
-    def add_pair(self, points_b: float) -> None:
-        """Record a pair in which B scored `points_b` (0 to 2 in steps of 0.5)."""
+    def add_pair(self, points_b: float, games: tuple[float, float] | None = None) -> None:
+        """Record a pair in which B scored `points_b` (0 to 2 in steps of 0.5); with
+        `games`, B's points in each of its two games, for the win, loss and draw counts
+        and the WL/DD split of fastchess's report."""
         index = round(points_b * 2)
         if not 0 <= index < PAIR_OUTCOMES or abs(index / 2 - points_b) > 1e-9:
             raise ValueError(f"a pair score must be 0, 0.5, 1, 1.5 or 2, not {points_b}")
         self.counts[index] += 1
+        if games is not None:
+            for points in games:
+                self.games[0 if points == 1 else 1 if points == 0 else 2] += 1
+            if sorted(games) == [0, 1]:
+                self.win_loss_pairs += 1
 
     @property
     def pairs(self) -> int:
