@@ -71,3 +71,24 @@ def test_pairs_counted_with_their_games_split_win_loss_from_double_draws() -> No
     assert stats.games == [3, 2, 3]
     assert stats.win_loss_pairs == 1
     assert FastchessFigures("a", "b", stats).wl_dd_ratio() == 1.0
+
+
+def test_arena_match_prints_both_reports_and_its_json_holds_them() -> None:
+    import json
+
+    from tests.helpers.cli import run_cli_cleanly
+
+    args = ("match", "random", "greedy", "-g", "btt", "--games", "8", "--time-per-move", "0.5", "--no-sandbox")
+    result = run_cli_cleanly(*args, "--report-every", "2", env={"COLUMNS": "80"})
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert sum(line.startswith("greedy vs random: ") for line in lines) == 2 + 1  # pairs 2 and 4, then the report
+    assert "Results of greedy vs random (0.5/move):" in lines
+    score = next(line for line in lines if line.startswith("Score of greedy vs random: "))
+    wins, _, losses, _, draws = score.split(": ")[1].split()[:5]
+    assert int(wins) + int(losses) + int(draws) == 8 and score.endswith(" 8")
+    document = json.loads(run_cli_cleanly(*args, "--json").stdout)
+    report = document["fastchess"]
+    assert report["wins"] + report["losses"] + report["draws"] == 8
+    assert sum(report["pentanomial"]) == 4 and report["score_line"].startswith("Score of greedy vs random: ")
+    assert {"nelo", "nelo_margin", "draw_ratio_percent", "pairs_ratio"} <= set(report)

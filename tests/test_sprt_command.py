@@ -127,9 +127,9 @@ def test_the_command_prints_llr_bounds_and_decision() -> None:
     assert f"the candidate's Elo {found.elo:+.1f} [{found.low:+.1f}, {found.high:+.1f}]" in text
     assert found.elo == pytest.approx(-400 * math.log10(1 / 0.5333333 - 1), abs=0.01)
     stronger = " ".join(cli("sprt", "--wdl", "600", "200", "300", "elo1=5").stdout.split())
-    assert "H1 accepted: the candidate is stronger (by elo1 = 5 or more)" in stronger
+    assert "H1 accepted: the candidate is stronger: the gain is above elo0 = 0 (nearer elo1 = 5)" in stronger
     weaker = " ".join(cli("sprt", "--penta", "80", "120", "200", "60", "20", "elo0=0", "elo1=5").stdout.split())
-    assert "H0 accepted: the candidate is not stronger than elo0 = 0" in weaker
+    assert "H0 accepted: the gain is below elo1 = 5 (nearer elo0 = 0)" in weaker
 
 
 def test_the_json_document() -> None:

@@ -42,9 +42,11 @@ from arena.referee.outcome import GameOutcome
 from arena.referee.scheduling import allowed_cores, concurrency_refusal, core_slots, pinned
 from arena.referee.timeouts import termination_text
 from arena.session.paired import PairedMatch, prepare_pairs
+from arena.session.request import PreparedMatch
 from arena.session.runner import run_sync
 from arena.stats.elo_text import MatchElo
-from arena.stats.sprt import PairStats, SprtDecision, SprtParameters
+from arena.stats.fastchess_text import FastchessFigures, sprt_verdict
+from arena.stats.sprt import PairStats, SprtParameters
 from arena.termination import Termination
 from arena.timecontrol import Basis
 
@@ -80,7 +82,10 @@ class MatchOptions:
     times: Times = Times()
     option: OptionArg = None
     setup: BotSetup = BotSetup()
-    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No line per pair.")] = False
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No rating line while the match runs.")] = False
+    report_every: Annotated[int, typer.Option(
+        "--report-every", metavar="N", min=1, help="Print the rating line after every N pairs (fastchess "
+        "-ratinginterval; a pair is two games).")] = 1
     concurrency: Annotated[int, typer.Option(
         "--concurrency", "-c", min=1, max=256, help="Games played at once (each pair of games on one table of "
         "its own bots); default 1. On the wall basis, at most this machine's cores unless --force-concurrency.")] = 1
@@ -144,7 +149,7 @@ def match_command(options: MatchOptions) -> None:
         ended: list[GameOutcome] = [g.outcome for g in sorted(paired.earlier, key=lambda g: g.index)]
         try:
             _resuming(paired)
-            result = _play(paired, options.quiet, ended)
+            result = _play(paired, options.quiet, ended, options.report_every)
         finally:
             paired.close()
         _report(paired, result, options.json_flag, ended)
@@ -164,9 +169,10 @@ def _resuming(paired: PairedMatch) -> None:
         console.print(f"all {paired.asked} games are already played (raise --games to play more)", highlight=False)
 
 
-def _play(paired: PairedMatch, quiet: bool, ended: list[GameOutcome]) -> MatchResult:
-    """Play the pairs with a progress bar, a line per completed pair and one per game
-    ended on time (who and by how much); `ended` gets the games as they end."""
+def _play(paired: PairedMatch, quiet: bool, ended: list[GameOutcome], report_every: int = 1) -> MatchResult:
+    """Play the pairs with a progress bar, a rating line every `report_every` completed
+    pairs and one per game ended on time (who and by how much); `ended` gets the games
+    as they end."""
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
                         disable=quiet or not console.is_terminal)
@@ -174,7 +180,7 @@ def _play(paired: PairedMatch, quiet: bool, ended: list[GameOutcome]) -> MatchRe
     names = [spec.name for spec in paired.match.specs]
 
     def pair_done(stats: PairStats) -> None:
-        if not quiet:
+        if not quiet and (stats.pairs % report_every == 0 or paired.decision is not None):
             progress.console.print(describe_stats(stats, paired.sprt, names), highlight=False)
 
     def game_done(outcome: GameOutcome) -> None:
@@ -202,6 +208,22 @@ def _play(paired: PairedMatch, quiet: bool, ended: list[GameOutcome]) -> MatchRe
         paired.match.discard_empty_records()
 
 
+def time_text(match: PreparedMatch) -> str:
+    """The time control as fastchess's report head gives it (`0.1/move`, `10+0.1`)."""
+    texts = []
+    for spec in match.specs:
+        control = spec.time_control
+        if control is None:
+            continue
+        parts = [f"{control.per_move_s:g}/move"] if control.per_move_s is not None else []
+        if control.base_s is not None:
+            parts.append(f"{control.base_s:g}+{control.increment_s:g}")
+        text = " ".join(parts)
+        if text not in texts:
+            texts.append(text)
+    return " - ".join(texts)
+
+
 def _report(paired: PairedMatch, result: MatchResult, json_flag: bool, ended: list[GameOutcome]) -> None:
     """The table, the games decided by time (with a warning when the machine may have
     decided them), B's Elo over A, the SPRT's verdict, and the JSON document."""
@@ -211,12 +233,13 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool, ended: li
     time_outs = match_time_outs(result, match.basis, ended)
     print_time_outs(time_outs)
     console.print(describe_stats(stats, params, names), highlight=False)
+    figures = FastchessFigures(names[1], names[0], stats)
+    console.print("\n".join(figures.lines(time_text(match), params)), highlight=False, soft_wrap=True)
+    console.print(figures.score_line(), highlight=False, soft_wrap=True)
     verdict_text = None
     if params is not None:
-        if paired.decision == SprtDecision.H1:
-            verdict_text = f"H1 accepted: {names[1]} is stronger than {names[0]} (elo1 = {params.elo1:g})"
-        elif paired.decision == SprtDecision.H0:
-            verdict_text = f"H0 accepted: {names[1]} is not stronger than {names[0]} by elo0 = {params.elo0:g}"
+        if paired.decision is not None:
+            verdict_text = sprt_verdict(paired.decision, params, names[1], names[0])
         else:
             verdict_text = f"no decision after {len(result.outcomes)} games (raise --games)"
         if time_outs.decided:
@@ -227,7 +250,9 @@ def _report(paired: PairedMatch, result: MatchResult, json_flag: bool, ended: li
                     "records": None if match.out is None else str(match.out),
                     "store": None if paired.store is None else str(paired.store.path), "resumed": paired.resumed,
                     "elo": {"candidate": names[1], "baseline": names[0],
-                            **MatchElo(names[1], names[0], stats).document()}}
+                            **MatchElo(names[1], names[0], stats).document()},
+                    "fastchess": {"lines": figures.lines(time_text(match), params), "score_line": figures.score_line(),
+                                  **figures.document()}}
         if params is not None:
             document["sprt"] = {"elo0": params.elo0, "elo1": params.elo1, "alpha": params.alpha, "beta": params.beta,
                                 "model": params.model, "llr": stats.llr(params), "lower": params.lower_bound,

@@ -14,6 +14,7 @@ from arena.cli.common import console, fail, json_output, print_json
 from arena.cli.options import JsonArg, takes
 from arena.errors import excerpt
 from arena.stats.elo_text import one_sided_bound
+from arena.stats.fastchess_text import sprt_verdict
 from arena.stats.sprt import MODELS, Estimate, SprtDecision, SprtParameters, estimate
 
 PENTANOMIAL = ("LL", "LD", "DD/WL", "WD", "WW")
@@ -64,11 +65,9 @@ class SprtOptions:
 
 def verdict(decision: SprtDecision | None, params: SprtParameters) -> str:
     """The decision in words, the candidate its subject."""
-    if decision == SprtDecision.H1:
-        return f"H1 accepted: the candidate is stronger (by elo1 = {params.elo1:g} or more)"
-    if decision == SprtDecision.H0:
-        return f"H0 accepted: the candidate is not stronger than elo0 = {params.elo0:g}"
-    return "no decision yet: play on"
+    if decision is None:
+        return "no decision yet: play on"
+    return sprt_verdict(decision, params)
 
 
 def elo_words(found: Estimate) -> str:

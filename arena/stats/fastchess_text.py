@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from arena.stats.sprt import PairStats, SprtParameters
+from arena.stats.sprt import PairStats, SprtDecision, SprtParameters
 
 Z95 = 1.959963984540054
 NELO_SCALE = 800 / math.log(10)
@@ -154,3 +154,15 @@ class FastchessFigures:
                 "draw_ratio_percent": self.draw_ratio(), "pairs_ratio": self.pairs_ratio(),
                 "wl_dd_ratio": self.wl_dd_ratio(), "wins": wins, "losses": losses, "draws": draws,
                 "pentanomial": list(self.pentanomial)}
+
+
+def sprt_verdict(decision: SprtDecision, params: SprtParameters, candidate: str = "the candidate",
+                 baseline: str | None = None) -> str:
+    """A decided SPRT as fastchess's users read it: which hypothesis, and what it says
+    of the gain (`H0 accepted: the gain is below elo1 = 5 (nearer elo0 = 0)`)."""
+    over = f" than {baseline}" if baseline else ""
+    of = f" of {candidate} over {baseline}" if baseline else ""
+    if decision == SprtDecision.H1:
+        return (f"H1 accepted: {candidate} is stronger{over}: the gain is above elo0 = {params.elo0:g} "
+                f"(nearer elo1 = {params.elo1:g})")
+    return f"H0 accepted: the gain{of} is below elo1 = {params.elo1:g} (nearer elo0 = {params.elo0:g})"
