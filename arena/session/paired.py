@@ -124,7 +124,7 @@ class PairedMatch:
         points.append(b_points(outcome, seats))
         if len(points) < 2:
             return False
-        self.stats.add_pair(sum(points))
+        self.stats.add_pair(sum(points), (points[0], points[1]))
         del self.open_pairs[number // 2]
         if self.sprt is not None and self.decision is None:
             self.decision = self.stats.decision(self.sprt)
