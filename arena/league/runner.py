@@ -13,9 +13,11 @@ from datetime import UTC, datetime
 import trio
 
 from arena.league.config import League
+from arena.league.database import check_folder
 from arena.league.deal_locks import unit_deals
 from arena.league.executor import Executor, Job, LocalExecutor
 from arena.league.growth import LeaguePlan, plan_league
+from arena.league.run_lock import RunLock
 from arena.league.schedule import ScheduledGame, game_origin, work_units
 from arena.league.store import LeagueStore, LeagueStoreError, StoredFault, StoredGame
 from arena.league.under_way import GamesUnderWay
@@ -74,7 +76,18 @@ def open_league_plan(league: League, grow: bool = True) -> tuple[LeagueStore, Le
     `grow`, new bots and games are added to it (a run), else only counted (a table).
     The records file is brought in line with the database (a differing file is kept
     aside first: see LeagueStore.sync_record_file)."""
-    store = LeagueStore.open(league.database, league.identity(), league.records, defaults=league.IDENTITY_DEFAULTS)
+    lock = None
+    if grow:  # a run: one at a time
+        check_folder(league.database.parent)
+        lock = RunLock.take(league.database, f"league {league.name!r}")
+    try:
+        store = LeagueStore.open(league.database, league.identity(), league.records,
+                                 defaults=league.IDENTITY_DEFAULTS)
+    except BaseException:
+        if lock is not None:
+            lock.release()
+        raise
+    store.run_lock = lock
     try:
         stored = store.scheduled()
         plan = plan_league(league, store.roster(), stored, store.finished_indices())

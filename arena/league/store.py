@@ -42,6 +42,7 @@ from arena.league.database import (
     now,
     transaction,
 )
+from arena.league.run_lock import RunLock
 from arena.league.schedule import ScheduledGame
 from arena.process.secret import secret_from_environment
 from arena.records.record import GameRecord
@@ -118,6 +119,8 @@ class LeagueStore:
         """Where a records file that differed from the database was kept, if it was."""
         self.notes: list[str] = []
         """What opening it did that a person should hear of (an upgrade, a league that grew)."""
+        self.run_lock: RunLock | None = None
+        """The lock of the run that opened it to play (released on close)."""
 
     # ---- opening -------------------------------------------------------------------------
 
@@ -169,6 +172,8 @@ class LeagueStore:
 
     def close(self) -> None:
         self.db.close()
+        if self.run_lock is not None:
+            self.run_lock.release()
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:

@@ -15,10 +15,13 @@ from __future__ import annotations
 
 import contextlib
 import json
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena.league.database import check_folder
+from arena.league.run_lock import RunLock
 from arena.league.schedule import ScheduledGame
 from arena.league.store import IdentityChanged, LeagueStore, LeagueStoreError, RecordsPrefix, StoredFault
 from arena.process.faults import SeatFault
@@ -76,7 +79,7 @@ class MatchStore:
         path = store_path(out)
         if not (path.exists() or path.is_symlink()):
             return None
-        found = cls(LeagueStore.existing(path, KIND), out, created=False)
+        found = cls(_locked(path, lambda: LeagueStore.existing(path, KIND)), out, created=False)
         try:
             stored = found.store.identity()
             wanted = {k: v for k, v in identity.items() if v is not None or k not in ("seed", "bot_seed")}
@@ -104,7 +107,9 @@ class MatchStore:
         prefix, never touched."""
         prefix = RecordsPrefix.of(out)
         meta = {"records_prefix": json.dumps({"size": prefix.size, "sha256": prefix.sha256})}
-        store = LeagueStore.open(store_path(out), identity, kind=KIND, meta=meta)
+        path = store_path(out)
+        check_folder(path.parent)
+        store = _locked(path, lambda: LeagueStore.open(path, identity, kind=KIND, meta=meta))
         made = cls(store, out, created=True)
         try:
             roster = [bots[0], bots[1] if bots[1] != bots[0] else f"{bots[1]}-2"]
@@ -180,6 +185,19 @@ class MatchStore:
             for leftover in (self.path, Path(f"{self.path}-wal"), Path(f"{self.path}-shm")):
                 with contextlib.suppress(OSError):
                     leftover.unlink()
+
+
+def _locked(path: Path, opening: Callable[[], LeagueStore]) -> LeagueStore:
+    """The match's store opened under its run lock (held until the store closes): a
+    second `arena match` with the same --out is refused, naming the first."""
+    lock = RunLock.take(path, f"the match stored in {path}")
+    try:
+        store = opening()
+    except BaseException:
+        lock.release()
+        raise
+    store.run_lock = lock
+    return store
 
 
 def _shown(value: object) -> str:
