@@ -230,7 +230,7 @@ def test_units_of_fresh_deals_share_no_deal_and_never_wait(tmp_path: Path) -> No
     duplicate = load_league(league_file(tmp_path / "duplicate", deals="duplicate", games=12))
     schedule = build_schedule(fresh)
     units = work_units(schedule, 3, 2, fresh.shares_deals)
-    assert len(units) == 4 and all(len({g.table for g in unit}) == 1 for unit in units)
+    assert len(units) == 4 * 4 and all(len({g.table for g in unit}) == 1 for unit in units)
     deals = [unit_deals(unit, fresh.game.has_chance) for unit in units]
     assert all(deals) and sum(len(d) for d in deals) == len(frozenset().union(*deals))  # pairwise disjoint
     for trial in range(20):
@@ -242,7 +242,7 @@ def test_units_of_fresh_deals_share_no_deal_and_never_wait(tmp_path: Path) -> No
         assert run_fake_league(league, noting) == 4 * 12
         assert all(life.ended >= 0 for life in noting.lives)
         lives[league.deals] = len(noting.lives)
-    assert lives["fresh"] == 4 * 3 < lives["duplicate"]  # a table's bots start once and serve all its games
+    assert lives["fresh"] == 4 * 4 * 3 < lives["duplicate"]  # a table's bots start once a cycle and serve it
 
 
 def test_no_seed_repeats_in_a_fresh_league_of_roots(tmp_path: Path) -> None:

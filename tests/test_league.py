@@ -138,13 +138,28 @@ def test_gauntlet_puts_its_bot_in_every_game(tmp_path: Path) -> None:
     assert Counter(g.seats.index(2) for g in schedule) == {0: 3, 1: 3}
 
 
-def test_work_units_split_a_single_pairing_for_the_workers(tmp_path: Path) -> None:
+def test_work_units_are_rotation_cycles_of_one_table(tmp_path: Path) -> None:
     schedule = build_schedule(load_league(league_with(tmp_path, 2, 2, 20)))
     units = work_units(schedule, seats=2, concurrency=4)
-    assert len(units) >= 4
+    assert len(units) == 10 and all(len(unit) == 2 and len({g.cycle for g in unit}) == 1 for unit in units)
     assert sorted(g.index for unit in units for g in unit) == list(range(20))
-    units = work_units(schedule, seats=2, concurrency=1)
-    assert len(units) == 1
+
+
+@pytest.mark.parametrize(("bots", "seats", "games"), [(5, 2, 12), (6, 2, 8), (5, 3, 6), (4, 2, 10)])
+def test_a_league_stopped_anywhere_has_given_every_bot_about_as_many_games(tmp_path: Path, bots: int, seats: int,
+                                                                           games: int) -> None:
+    """Round by round across the tables: at any point of the playing order every bot
+    has played within one table's cycle of every other (5 bots at 34 of 120 games: none
+    at 0, as table-by-table play left one)."""
+    league = load_league(league_with(tmp_path, bots, seats, games))
+    order = [g for unit in work_units(build_schedule(league), seats, 2) for g in unit]
+    assert sorted(g.index for g in order) == list(range(len(order)))
+    counts = dict.fromkeys(range(bots), 0)
+    for done, game in enumerate(order, 1):
+        for bot in game.seats:
+            counts[bot] += 1
+        if done % seats == 0:  # a whole unit's games
+            assert max(counts.values()) - min(counts.values()) <= 2 * seats, (done, counts)
 
 
 # ---- running, storing, tables -----------------------------------------------------------

@@ -23,7 +23,7 @@ import pytest
 
 from arena.league.config import load_league
 from arena.league.deal_locks import unit_deals
-from arena.league.schedule import build_schedule, cycle_span, work_units
+from arena.league.schedule import build_schedule, work_units
 from arena.records.files import read_record_file
 from arena.session.paired import deal
 from tests.helpers.cli import run_cli
@@ -50,36 +50,21 @@ def test_the_dispatcher_never_runs_two_units_sharing_a_bot_and_a_seed(tmp_path: 
     league = load_league(tree_league(tmp_path, seats, bots, cycles * seats, concurrency))
     schedule = build_schedule(league)
     units = work_units(schedule, seats, concurrency, chance=True)
-    span = cycle_span(schedule, concurrency)
-    assert all(len({g.table for g in unit}) == 1 and len({g.cycle // span for g in unit}) == 1 for unit in units)
-    assert max(len(unit) for unit in units) == span * seats
-    assert [(u[0].cycle, u[0].table) for u in units] == sorted((u[0].cycle, u[0].table) for u in units)
+    assert all(len({g.table for g in unit}) == 1 and len({g.cycle for g in unit}) == 1 for unit in units)
+    assert max(len(unit) for unit in units) == seats
+    assert [u[0].cycle for u in units] == sorted(u[0].cycle for u in units)  # cycle by cycle, rounds within
     for trial in range(200):
         started = dispatch(units, concurrency, random.Random(trial))
         played = sorted(g.index for unit in started for g in unit)
         assert played == [g.index for g in schedule]  # every game once
 
 
-@pytest.mark.parametrize(("seats", "bots", "cycles", "concurrency", "span"), [
-    (3, 4, 3, 2, 1),  # short: one cycle a unit
-    (3, 4, 8, 2, 2),  # every two tables share bots: 4 spans for twice 2 workers
-    (3, 4, 8, 4, 1),
-    (2, 4, 8, 2, 4),  # two tables at a time share no bot: 2 spans are enough
-    (2, 4, 8, 4, 2),
-    (2, 4, 50, 2, 25),
-])
-def test_a_unit_spans_as_many_cycles_as_leave_every_worker_busy(tmp_path: Path, seats: int, bots: int, cycles: int,
-                                                                 concurrency: int, span: int) -> None:
-    schedule = build_schedule(load_league(tree_league(tmp_path, seats, bots, cycles * seats, concurrency)))
-    assert cycle_span(schedule, concurrency) == span
-
-
 def test_units_of_a_game_without_chance_hold_no_deal(tmp_path: Path) -> None:
     league = load_league(tree_league(tmp_path, 3, 4, 6, game="btt"))
     units = work_units(build_schedule(league), 3, 2, chance=league.game.has_chance)
-    assert len(units) == 4 and not any(unit_deals(unit, league.game.has_chance) for unit in units)
+    assert len(units) == 4 * 2 and not any(unit_deals(unit, league.game.has_chance) for unit in units)
     started = dispatch(units, 2, random.Random(1))
-    assert len(started) == 4
+    assert len(started) == 4 * 2
 
 
 def test_a_paired_match_never_deals_one_seed_to_two_tables() -> None:
@@ -117,12 +102,13 @@ def test_no_process_lives_beside_another_of_its_bot_that_saw_its_deal(tmp_path: 
                if a.bot == b.bot)
 
 
-def test_a_game_without_chance_keeps_a_process_per_table(tmp_path: Path) -> None:
-    """BTT (no chance, nothing hidden): a table's bots start once for all its games."""
+def test_a_game_without_chance_keeps_a_process_per_table_and_cycle(tmp_path: Path) -> None:
+    """BTT (no chance, nothing hidden): a table's bots start once for each rotation
+    cycle, the unit that lets the tables take turns round by round."""
     league = load_league(tree_league(tmp_path, 2, 3, 6, 2, "btt"))
     noting = NotingBots(2)
     run_fake_league(league, noting)
-    assert len(noting.lives) == 3 * 2  # three tables of two bots
+    assert len(noting.lives) == 3 * 3 * 2  # three tables, three cycles each, two bots
 
 
 # ---- sandboxed recording bots with a clock ------------------------------------------------

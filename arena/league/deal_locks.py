@@ -15,8 +15,8 @@ Deadlock cannot happen: a unit takes all its locks at once or none and waits hol
 nothing, and when nothing runs no lock is held, so the first waiting unit can start.
 
 With `deals = "fresh"` no two games of a league share a seed, so no two units share a
-deal: the locks are still taken (each unit's own deals), never wait, and a table's
-bots serve all its games as in a game without chance (arena.league.schedule.work_units).
+deal: the locks are still taken (each unit's own deals) and never wait. A unit is one
+rotation cycle of one table (arena.league.schedule.work_units).
 """
 
 from __future__ import annotations

@@ -110,70 +110,50 @@ def build_schedule(league: League) -> list[ScheduledGame]:
     return games
 
 
-def work_units(pending: list[ScheduledGame], seats: int, concurrency: int,
+def work_units(pending: list[ScheduledGame], seats: int = 2, concurrency: int = 1,
                chance: bool = False) -> list[list[ScheduledGame]]:
-    """Group pending games for the workers, in the order they should start.
+    """Group pending games for the workers, in the order they should start: one unit
+    per table and rotation cycle (a cycle's seats rotate once, on one deal), played
+    round by round across the tables as fastchess and cutechess schedule rounds
+    (`round_order`), so that a league stopped at any point has given every bot about
+    as many games, and its table is fair to read.
 
-    With `chance` (a deal, dice dealt duplicate: games at several tables on one seed),
-    see `cycle_units`: each unit's processes end with it, and the dispatcher
-    (arena.league.deal_locks) keeps it from running beside a unit that shares a bot
-    and a seed with it.
-
-    Without chance, or with fresh deals (no two games on one seed, so no unit shares a
-    deal with another), one unit per table (its bots start once and serve all its
-    games), split into whole rotation cycles when there are fewer tables than workers
-    so every worker has something to play."""
-    if chance:
-        return cycle_units(pending, concurrency)
-    by_table: dict[int, list[ScheduledGame]] = {}
-    for game in pending:
-        by_table.setdefault(game.table, []).append(game)
-    units = list(by_table.values())
-    while len(units) < concurrency:
-        largest = max(units, key=len, default=[])
-        if len(largest) <= seats:
-            break
-        units.remove(largest)
-        half = (len(largest) // 2 + seats - 1) // seats * seats
-        half = min(max(half, seats), len(largest) - 1)
-        units += [largest[:half], largest[half:]]
-    return units
-
-
-def cycle_span(pending: list[ScheduledGame], concurrency: int) -> int:
-    """How many cycles a unit of a game with chance plays. A unit's bots start once for
-    all its cycles (in Roots they serve every game of it; in The Tree all but the first
-    game of each cycle need fresh processes anyway), so long units start fewer bots; but
-    only units of different spans of cycles, or of tables sharing no bot, run at once.
-    So: the longest span that leaves enough spans to fill twice `concurrency` workers,
-    counting the tables that can play one cycle together (The Tree with 3 seats and 4
-    bots: one table, so spans alone fill the workers)."""
-    cycles = len({game.cycle for game in pending})
-    together = disjoint_tables({tuple(sorted(set(game.seats))) for game in pending})
-    spans = -(-2 * max(1, concurrency) // together)
-    return max(1, cycles // spans)
-
-
-def disjoint_tables(tables: set[tuple[int, ...]]) -> int:
-    """How many of `tables` can at least play at once: taken in order, each sharing no
-    bot with those taken before (at least 1)."""
-    busy: set[int] = set()
-    count = 0
-    for table in sorted(tables):
-        if busy.isdisjoint(table):
-            busy |= set(table)
-            count += 1
-    return max(1, count)
-
-
-def cycle_units(pending: list[ScheduledGame], concurrency: int) -> list[list[ScheduledGame]]:
-    """The units of a game with chance: one per table and span of cycles (cycle_span;
-    cycles counted from 0, so a span is the same cycles at every table), its games in
-    schedule order, ordered by span, then table: span by span across the tables, so a
-    league stopped early leaves its tables with as many cycles played, give or take a
-    span or two."""
-    span = cycle_span(pending, concurrency)
+    A unit's bots start with it and end with it; so with `chance` (a deal, or dice,
+    dealt duplicate: every table's cycle c on one seed) the dispatcher
+    (arena.league.deal_locks) can keep a unit from running beside another that shares
+    a bot and a seed with it, and no process ever holds one deal at two tables.
+    `seats`, `concurrency` and `chance` no longer change the grouping: they are kept
+    for the callers that pass them."""
+    del seats, concurrency, chance
     units: dict[tuple[int, int], list[ScheduledGame]] = {}
     for game in pending:
-        units.setdefault((game.cycle // span, game.table), []).append(game)
-    return [units[key] for key in sorted(units)]
+        units.setdefault((game.cycle, game.table), []).append(game)
+    ordered: list[list[ScheduledGame]] = []
+    played: dict[int, int] = {}
+    for cycle in sorted({cycle for cycle, _ in units}):
+        tables = [units[key] for key in sorted(units) if key[0] == cycle]
+        for unit in round_order(tables, played):
+            ordered.append(unit)
+            for bot in set(unit[0].seats):
+                played[bot] = played.get(bot, 0) + len(unit)
+    return ordered
+
+
+def round_order(units: list[list[ScheduledGame]], played: dict[int, int]) -> list[list[ScheduledGame]]:
+    """One cycle's units in rounds: each round a set of tables that share no bot, filled
+    first with the tables whose bots have played least so far (`played`, updated by the
+    caller), so every bot's count of games grows evenly through the cycle."""
+    left = list(units)
+    ordered: list[list[ScheduledGame]] = []
+    counts = dict(played)
+    while left:
+        busy: set[int] = set()
+        for unit in sorted(left, key=lambda u: (sum(counts.get(b, 0) for b in set(u[0].seats)), u[0].table)):
+            bots = set(unit[0].seats)
+            if busy.isdisjoint(bots):
+                busy |= bots
+                ordered.append(unit)
+                left.remove(unit)
+                for bot in bots:
+                    counts[bot] = counts.get(bot, 0) + len(unit)
+    return ordered
