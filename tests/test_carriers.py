@@ -35,8 +35,9 @@ from tests.helpers.cli import run_cli
 
 ROOT = Path(__file__).resolve().parents[1]
 PARSERS = re.compile(r"\b(TimeControl\.parse|parse_seconds|parse_basis|own_time_control)\(")
-ENTRIES = {"arena/timecontrol.py", "arena/cli/options.py", "arena/cli/check.py", "arena/cli/match.py",
-           "arena/cli/rerun.py", "arena/league/config.py", "arena/league/registry.py", "arena/session/rerun.py"}
+ENTRIES = {"arena/timecontrol.py", "arena/cli/options.py", "arena/cli/check.py", "arena/cli/demo.py",
+           "arena/cli/match.py", "arena/cli/rerun.py", "arena/league/config.py", "arena/league/registry.py",
+           "arena/session/rerun.py"}
 """Where a time control may be parsed from text: its own module, the command line's
 options, the league file, the registry, and the record's TimeControl tag."""
 PLAIN = Limits(sandbox=False)
