@@ -33,6 +33,8 @@ if TYPE_CHECKING:  # The public names, written once: arena.lazy reads this block
     from arena.session.api import match_async as match_async
     from arena.session.api import play as play
     from arena.session.api import play_async as play_async
+    from arena.session.inprocess import Clock as Clock
+    from arena.session.inprocess import PythonBot as PythonBot
     from arena.session.paired import PairedResult as PairedResult
     from arena.session.setup import SetupError as SetupError
     from arena.session.simplebot import Bot as Bot

@@ -23,7 +23,9 @@ from typing import Any, ParamSpec, TypeVar
 from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchResult
 from arena.referee.outcome import GameOutcome
+from arena.referee.scheduling import allowed_cores
 from arena.referee.seeds import Deals
+from arena.session.inprocess import PythonBot, seat_python_bots
 from arena.session.paired import PairedResult, prepare_pairs
 from arena.session.request import MatchRequest, PreparedMatch, prepare_match
 from arena.session.runner import play_prepared, run_sync
@@ -34,9 +36,11 @@ from arena.timecontrol import Time, TimeControl, time_control
 P = ParamSpec("P")
 T = TypeVar("T")
 
-BotName = str | BotSpec
+BotName = str | BotSpec | PythonBot | type[PythonBot]
 """A bot: a shipped bot's short name ("random", "greedy"), a command line
-("python3 mybot.py"), or a BotSpec."""
+("python3 mybot.py"), a BotSpec, or a Python object with `act(state, legal, clock)`
+(arena.PythonBot, played in this process; a class: a fresh object of it each time its
+seat's bot starts)."""
 
 OnGame = Callable[[GameOutcome], None]
 """Called with each game's outcome as it ends (after its record is written)."""
@@ -62,7 +66,7 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
                      limits: Limits | None = None, sandbox: bool = True, log_dir: FilePath | None = None,
                      on_game: OnGame | None = None, event: str = "arena play",
                      deals: Deals = "duplicate", openings: FilePath | None = None,
-                     random_opening: int = 0) -> MatchResult:
+                     random_opening: int = 0, concurrency: int = 1) -> MatchResult:
     """Play `games` games of `game` between `bots` (one per seat, seats rotating each
     game) and return the results; each game's record is appended to `out` as it ends.
     `play` is the same for synchronous code. `seed` fixes chance (dice, deals) and
@@ -72,13 +76,18 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
     sandbox unless `sandbox` is False. A bot's fault is a result (its outcome's
     `faults`), not an exception. `event` is every record's Event tag. `openings` (an
     openings file, or "shipped": docs/openings.md) starts each seat rotation from the
-    next opening; `random_opening` plays that many random plies first instead."""
+    next opening; `random_opening` plays that many random plies first instead.
+    `concurrency` plays that many seat rotations at once, each on a table of its own
+    bots (the result keeps the games in match order). A Python bot (an object with
+    `act`) plays in this process, without a sandbox."""
     request = _request(game, bots, games=games, seed=seed, time=time, out=out, options=options, bot_seed=bot_seed,
                        limits=limits, sandbox=sandbox, log_dir=log_dir, event=event, deals=deals, openings=openings,
                        random_opening=random_opening)
+    _check_concurrency(concurrency)
     prepared = prepare_match(request, _warn)
     try:
-        return await play_prepared(prepared, _each_game(on_game))
+        _note_concurrency(concurrency, prepared)
+        return await play_prepared(prepared, _each_game(on_game), concurrency=concurrency)
     finally:
         _tidy(prepared)
 
@@ -99,12 +108,14 @@ async def match_async(game: str, baseline: BotName, candidate: BotName, *, games
     same for synchronous code. With `out` the match is resumable: its games are stored
     in `out` + ".sqlite" as they end, and the same call plays only those not stored.
     `openings` and `random_opening` as for `play`: each pair starts from the next
-    opening."""
+    opening. A bot may be a Python object with `act`, as for `play`."""
     request = _request(game, [baseline, candidate], games=games, seed=seed, time=time, out=out, options=options,
                        bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=None, event=event, deals=deals,
                        openings=openings, random_opening=random_opening)
+    _check_concurrency(concurrency)
     paired = prepare_pairs(request, concurrency, sprt, _warn)
     try:
+        _note_concurrency(concurrency, paired.match)
         for note in paired.notes:
             _warn(note)
         result = await paired.play(on_game)
@@ -125,14 +136,29 @@ def _request(game: str, bots: Sequence[BotName], *, games: int, seed: int | None
     """The MatchRequest the library's arguments make (checked later, as the CLI's are)."""
     if games < 1:
         raise SetupError(f"games={games}: play at least one game")
+    named, python_bots = seat_python_bots(bots)
     base = limits or Limits()
     if base.sandbox != sandbox:
         base = replace(base, sandbox=sandbox)
-    return MatchRequest(game, list(bots), games, seed, bot_seed, dict(options or {}),
+    return MatchRequest(game, named, games, seed, bot_seed, dict(options or {}),
                         time_controls=time_controls(time), limits=base, find_registry=False,
                         out=None if out is None else Path(out), log_dir=None if log_dir is None else Path(log_dir),
                         event=event, deals=deals, openings=None if openings is None else Path(openings),
-                        random_opening=random_opening)
+                        random_opening=random_opening, python_bots=python_bots)
+
+
+def _check_concurrency(concurrency: int) -> None:
+    if isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1:
+        raise SetupError(f"concurrency={concurrency!r}: give the number of games to play at once, 1 or more")
+
+
+def _note_concurrency(concurrency: int, match: PreparedMatch) -> None:
+    """Warn (as `arena match` refuses unless forced) when more games run at once than
+    this machine has cores, on the wall basis."""
+    cores = len(allowed_cores())
+    if concurrency > cores and match.basis == "wall":
+        _warn(f"concurrency={concurrency} is more than this machine's {cores} cores on the wall basis: bots waiting "
+              "for a core lose time they did not use; lower it, or time the bots on the CPU basis")
 
 
 def time_controls(time: Time | Sequence[Time]) -> tuple[TimeControl, ...]:

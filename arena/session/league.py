@@ -1,18 +1,26 @@
 """A league's run as one piece, for the command line and for code: its store opened and
 checked against the league file, its pending games played on this machine or on a
 Dask cluster (with its live page beside them when asked), what keeps it from being
-complete, and its standings so far."""
+complete, and its standings so far. `run_league` and `league_table` are `arena league
+run` and `arena league table` for Python (arena.league.run and arena.league.table)."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Callable
+from os import PathLike
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from arena.league.config import League
+from arena.league.config import League, load_league
 from arena.league.runner import LeagueRunner, open_league, open_league_plan
 from arena.league.standings import Standings, compute_standings, count_time_outs, restrict
 from arena.process.folder_checks import check_bots
+from arena.referee.scheduling import concurrency_refusal
+from arena.session.request import isolation_notes
+from arena.session.runner import run_sync
+from arena.session.setup import SetupError
 
 if TYPE_CHECKING:
     from arena.cluster.executor import DaskExecutor
@@ -132,3 +140,64 @@ def league_standings(league: League, include_removed: bool = False) -> tuple[Sta
         return standings, len(plan.active), list(store.notes)
     finally:
         store.close()
+
+
+def run_league(path: str | PathLike[str], *, cluster: str | None = None, affinity: bool = False,
+               force_concurrency: bool = False, on_progress: Callable[[str], None] | None = None) -> Standings:
+    """Run (or resume) the league of the league file `path` as `arena league run` does:
+    every scheduled game not yet stored is played and stored as it ends, in the league's
+    output folder, so a run that stops (Ctrl-C: KeyboardInterrupt) resumes at the next
+    call. Returns the standings of every stored game. `cluster` (a Dask scheduler's
+    address, or local:N) and `affinity` are the command's --cluster and --affinity; a
+    concurrency above this machine's cores on the wall basis is a SetupError unless
+    `force_concurrency`. `on_progress` gets a line for each game as it ends. What a person
+    should hear (notes, games voided by the arena's own errors) comes as RuntimeWarnings."""
+    league = load_league(Path(path))
+    if cluster is not None:
+        league.cluster = cluster
+    league.affinity = league.affinity or affinity
+    if league.cluster is None:
+        refusal = concurrency_refusal(league.concurrency, league.time_control.basis,
+                                      ("concurrency in the league file", 'basis = "cpu" under [time]',
+                                       "force_concurrency=True"))
+        if refusal is not None and not force_concurrency:
+            raise SetupError(refusal)
+    for note in [*league.warnings, *isolation_notes(league.limits)]:
+        _tell(note)
+    with LeagueSession(league) as session:
+        for note in session.notes:
+            _tell(note)
+        if session.kept_records is not None:
+            _tell(session.kept_records)
+        if session.runner.pending:
+            session.connect(_tell)
+            if on_progress is not None:
+                progress, told = session.runner.progress, [session.runner.progress.news]
+
+                def tell_games() -> None:
+                    fresh = min(progress.news - told[0], len(progress.latest))
+                    told[0] = progress.news
+                    for line in list(progress.latest)[len(progress.latest) - fresh:]:
+                        on_progress(line)
+
+                session.runner.on_change = tell_games
+            run_sync(session.run)
+        unfinished = session.unfinished()
+    if unfinished:
+        _tell(unfinished)
+    return league_standings(league)[0]
+
+
+def league_table(path: str | PathLike[str], *, include_removed: bool = False) -> Standings:
+    """The standings of the games of the league file `path` stored so far, as `arena
+    league table` shows them (with `include_removed`, also of bots the file no longer
+    names); a league that has not started has none (SetupError)."""
+    league = load_league(Path(path))
+    if not league.database.exists():
+        raise SetupError(f"{league.name} has not started: no database in {league.output}; run it first "
+                         f"(arena.league.run({str(path)!r}), or `arena league run {path}`)")
+    return league_standings(league, include_removed)[0]
+
+
+def _tell(note: str) -> None:
+    warnings.warn(note, RuntimeWarning, stacklevel=3)

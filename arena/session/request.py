@@ -20,6 +20,7 @@ from arena.referee.match import MatchConfig
 from arena.referee.openings import Opening
 from arena.referee.player import Timing
 from arena.referee.seeds import DEALS, Deals, random_seed
+from arena.session.inprocess import inprocess_launcher
 from arena.session.setup import (
     SetupError,
     check_basis,
@@ -82,6 +83,9 @@ class MatchRequest:
     deals: Deals = "duplicate"
     """"duplicate": the games of a seat rotation (a pair) share one seed, so they see the
     same dice and deals; "fresh": every game has a seed of its own."""
+    python_bots: Mapping[str, object] = field(default_factory=dict)
+    """The Python bots of a library call (arena.session.inprocess), by the key their
+    spec in `bots` names: played in this process, without a sandbox."""
 
 
 @dataclass
@@ -174,6 +178,9 @@ def prepare_variant(request: MatchRequest, game: Game, options: dict[str, str],
         from arena.people.launch import people_launcher
 
         config = replace(config, launcher=people_launcher(people))
+    if request.python_bots:
+        config = replace(config, launcher=inprocess_launcher(request.python_bots, game.has_hidden_information,
+                                                             config.launcher))
     return PreparedMatch(game, options, specs, config, request.out, logs, own_logs,
                          not own_logs or request.log_protocol, people, made_out)
 

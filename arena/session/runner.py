@@ -19,7 +19,15 @@ from arena import records
 from arena.errors import ArenaError
 from arena.process.spec import BotSpec
 from arena.records.files import append
-from arena.referee.match import AsyncGameDone, GameDone, MatchConfig, MatchResult, play_match
+from arena.referee.match import (
+    AsyncGameDone,
+    GameDone,
+    MatchConfig,
+    MatchResult,
+    PlannedGame,
+    planned_games,
+    play_match,
+)
 from arena.referee.outcome import GameOutcome
 from arena.referee.referee import Watcher
 from arena.session.request import PreparedMatch
@@ -75,10 +83,41 @@ def keeping(out: Path | None, log_dir: Path | None, then: GameDone | None = None
 
 
 async def play_prepared(match: PreparedMatch, on_game: GameDone | None = None,
-                        watcher: Watcher | None = None) -> MatchResult:
+                        watcher: Watcher | None = None, concurrency: int = 1) -> MatchResult:
     """Play a prepared match, keeping each game as it ends; `on_game` sees each game
-    after it is kept (returning True stops the match), `watcher` every ply."""
-    return await play_match(match.config, match.specs, keeping(match.out, match.config.log_dir, on_game), watcher)
+    after it is kept (returning True stops the match), `watcher` every ply. With
+    `concurrency` above 1, that many seat rotations are played at once, each table with
+    its own bots and log folder; `on_game` then sees each game by its number in the
+    match, and the result holds the games in match order."""
+    config = match.config
+    tables = rotation_tables(config, len(match.specs), concurrency)
+    if len(tables) < 2:
+        return await play_match(config, match.specs, keeping(match.out, config.log_dir, on_game), watcher)
+    logs = config.log_dir
+    hidden = config.hidden + ((logs,) if logs is not None else ())
+    configs = [replace(config, games=len(table), plan=tuple(planned for _, planned in table), openings=(),
+                       log_dir=None if logs is None else logs / f"table-{k + 1}", hidden=hidden)
+               for k, table in enumerate(tables)]
+    numbers = [[number for number, _ in table] for table in tables]
+
+    def table_done(table: int) -> GameDone:
+        def done(index: int, outcome: GameOutcome, seats: list[int]) -> bool | None:
+            return None if on_game is None else on_game(numbers[table][index], outcome, seats)
+
+        return keeping(match.out, logs, done)
+
+    return await play_tables(configs, match.specs, table_done, numbers, watcher)
+
+
+def rotation_tables(config: MatchConfig, bots: int, tables: int) -> list[list[tuple[int, PlannedGame]]]:
+    """The match's games dealt to `tables` tables a seat rotation at a time, in turn
+    (rotation k to table k mod tables), each with its number in the match, which it
+    tells the bots (so a seeded bot plays it alike at any concurrency)."""
+    dealt: list[list[tuple[int, PlannedGame]]] = [[] for _ in range(max(1, tables))]
+    for number, planned in enumerate(planned_games(config, bots)):
+        own = planned if planned.match_game is not None else replace(planned, match_game=number)
+        dealt[number // bots % len(dealt)].append((number, own))
+    return [table for table in dealt if table]
 
 
 def settle_logs(match: PreparedMatch, result: MatchResult) -> Path | None:
@@ -96,23 +135,29 @@ def void_games(result: MatchResult) -> list[GameOutcome]:
 
 
 async def play_tables(configs: Sequence[MatchConfig], specs: Sequence[BotSpec],
-                      on_game: Callable[[int], GameDone | AsyncGameDone]) -> MatchResult:
+                      on_game: Callable[[int], GameDone | AsyncGameDone],
+                      numbers: Sequence[Sequence[int]] | None = None, watcher: Watcher | None = None) -> MatchResult:
     """Play one match on several tables at once, each with its own copies of the bots;
-    `on_game(table)` is table `table`'s game-done callback. The results are merged in
-    table order."""
+    `on_game(table)` is table `table`'s game-done callback, `watcher` sees the plies of
+    every table. The results are merged in table order, or in the order of the games'
+    `numbers` in the match (one list per table) where given."""
     results: list[MatchResult] = [MatchResult([]) for _ in configs]
 
     async def table(k: int) -> None:
-        results[k] = await play_match(configs[k], [replace(s) for s in specs], on_game(k))
+        results[k] = await play_match(configs[k], [replace(s) for s in specs], on_game(k), watcher)
 
     async with trio.open_nursery() as nursery:
         for k in range(len(configs)):
             nursery.start_soon(table, k)
     merged = MatchResult(results[0].names)
-    for part in results:
-        merged.outcomes += part.outcomes
-        merged.seatings += part.seatings
+    games: list[tuple[int, GameOutcome, list[int]]] = []
+    for k, part in enumerate(results):
+        order = numbers[k] if numbers is not None else range(len(games), len(games) + len(part.outcomes))
+        games += zip(order, part.outcomes, part.seatings, strict=False)
         merged.never_ready.update(part.never_ready)
+    games.sort(key=lambda game: game[0])
+    merged.outcomes = [outcome for _, outcome, _ in games]
+    merged.seatings = [seats for _, _, seats in games]
     return merged
 
 
