@@ -14,18 +14,31 @@ seat's float32 vector (arena.rl.codec(...).pieces names its parts), and
 move has ones. Chance (The Tree's deal, Roots' dice) is drawn inside the environment
 from the generator `reset(seed=...)` seeds, as the arena's referee draws it. Rewards
 come at the end only: each seat's rank-based utility (docs/rl.md).
+
+An id the mask does not allow is refused by default (`illegal_action="raise"`): RLError,
+and the environment is left exactly as it was, so the agent may choose again. With
+`illegal_action="loss"` it ends the game at once instead: the offender gets -1 and the
+others 1/(n-1) each (what the rank-based utilities give a lone last seat), every agent
+is terminated (not truncated: the loss is the game's real end, nothing to bootstrap),
+and every agent's info holds `illegal_action` (who, which id, why).
+
+`render()` shows what one seat may see (the agent to move, or `render_seat`): the
+whole board for a game that hides nothing, and for The Tree the tree, that seat's own
+hand and only the sizes of the others' hands and of the supply.
 """
 
 from __future__ import annotations
 
+import io
 import random
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 
-from arena.render import text_state
+from arena.games import GameError
+from arena.render import render_seat, text_state
 from arena.rl.bridge import Bridge, Position
-from arena.rl.spec import missing
+from arena.rl.spec import RLError, missing
 
 try:
     from gymnasium import spaces
@@ -34,20 +47,67 @@ except ImportError as exc:
     raise missing("pettingzoo (with gymnasium)", exc) from None
 
 Observation = dict[str, np.ndarray]
+IllegalAction = Literal["raise", "loss"]
+ILLEGAL_ACTIONS: tuple[str, ...] = ("raise", "loss")
 
 
-def env(game: str, players: int | None = None, render_mode: str | None = None, **options: Any) -> ArenaEnv:
+def env(game: str, players: int | None = None, render_mode: str | None = None, *,
+        illegal_action: IllegalAction = "raise", render_seat: int | None = None, **options: Any) -> ArenaEnv:
     """An AEC environment for `game` with `players` seats (default: the fewest it
-    allows) and variant options as keywords (`board="rect"`, `width=12`)."""
-    return ArenaEnv(game, players, render_mode, {k: str(v) for k, v in options.items()})
+    allows) and variant options as keywords (`board="rect"`, `width=12`);
+    `illegal_action` and `render_seat` as the module says."""
+    return ArenaEnv(game, players, render_mode, {k: str(v) for k, v in options.items()},
+                    illegal_action=illegal_action, render_seat=render_seat)
+
+
+def check_illegal_action(illegal_action: str) -> None:
+    if illegal_action not in ILLEGAL_ACTIONS:
+        raise RLError(f"illegal_action={illegal_action!r} is not one of {', '.join(ILLEGAL_ACTIONS)}")
+
+
+def forfeit_utilities(seats: int, offender: int) -> list[float]:
+    """The utilities of a game lost at once by `offender`: -1 for it, 1/(n-1) for each
+    other seat (the rank-based utilities of a lone last seat and a tie for first)."""
+    if seats == 1:
+        return [-1.0]
+    return [-1.0 if seat == offender else 1.0 / (seats - 1) for seat in range(seats)]
+
+
+def seat_text(position: Position, seat: int) -> str:
+    """What `seat` may see of the position as plain text: the whole board when the
+    game hides nothing, else the game's seat view (never another seat's hand)."""
+    game_id = position.codec.game_id
+    if not position.codec.hidden:
+        board = text_state(game_id, position.state)
+    else:
+        view = render_seat(game_id, position.state, seat)
+        board = view if isinstance(view, str) else _plain(view)
+    return f"seat {seat}'s view\n{board}"
+
+
+def _plain(renderable: Any) -> str:
+    """A rich renderable as plain text, without colour."""
+    from rich.console import Console
+
+    out = io.StringIO()
+    Console(file=out, width=160, color_system=None, force_terminal=False, highlight=False).print(renderable)
+    return "\n".join(line.rstrip() for line in out.getvalue().rstrip("\n").split("\n"))
 
 
 class ArenaEnv(AECEnv[str, Observation, int]):
     """One arena game as an agent-environment cycle."""
 
-    def __init__(self, game: str, players: int | None, render_mode: str | None, options: dict[str, str]) -> None:
+    def __init__(self, game: str, players: int | None, render_mode: str | None, options: dict[str, str],
+                 illegal_action: IllegalAction = "raise", render_seat: int | None = None) -> None:
         super().__init__()
+        check_illegal_action(illegal_action)
+        self.illegal_action: IllegalAction = illegal_action
         self.bridge = Bridge(game, players, options)
+        if render_seat is not None and not 0 <= render_seat < self.bridge.seats:
+            raise RLError(f"render_seat={render_seat} is not a seat of this game (0..{self.bridge.seats - 1})")
+        self.render_seat = render_seat
+        self.forfeited: int | None = None
+        """The seat that lost by an illegal action (illegal_action="loss"), else None."""
         codec = self.bridge.codec
         self.metadata: dict[str, Any] = {
             "render_modes": ["human", "ansi"],
@@ -82,6 +142,7 @@ class ArenaEnv(AECEnv[str, Observation, int]):
             self._rng = random.Random(seed)
         self.position = self.bridge.new_position()
         self.position.sample_chance(self._rng)
+        self.forfeited = None
         self.agents = list(self.possible_agents)
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -92,7 +153,10 @@ class ArenaEnv(AECEnv[str, Observation, int]):
 
     def observe(self, agent: str) -> Observation:
         seat = self._seat[agent]
-        return {"observation": self.position.tensor(seat), "action_mask": self.position.mask(seat)}
+        mask = self.position.mask(seat)
+        if self.forfeited is not None:
+            mask[:] = 0
+        return {"observation": self.position.tensor(seat), "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
@@ -101,23 +165,52 @@ class ArenaEnv(AECEnv[str, Observation, int]):
             return
         if action is None:
             raise ValueError(f"{agent} is to move: None is only for an agent whose game is over")
-        self._cumulative_rewards[agent] = 0.0
         position = self.position
-        position.apply(int(action))
+        try:
+            position.apply(int(action))
+        except (RLError, GameError) as exc:  # the position is left as it was
+            self._refuse(agent, int(action), str(exc))
+            return
+        self._cumulative_rewards[agent] = 0.0
         position.sample_chance(self._rng)
         if position.is_terminal():
-            for agent_, utility in zip(self.possible_agents, position.utilities()):
-                self.rewards[agent_] = utility
-                self.terminations[agent_] = True
-            self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % len(self.possible_agents)]
+            self._end(agent, position.utilities())
         else:
             self.agent_selection = self.possible_agents[position.current()]
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
 
+    def _refuse(self, agent: str, action: int, reason: str) -> None:
+        """An id the agent may not choose: raise, or end the game as its loss."""
+        if self.illegal_action == "raise":
+            raise RLError(f"{agent} chose id {action}, which is not legal here ({reason}); the environment is "
+                          "unchanged: choose an id from the action mask, or make the env with "
+                          "illegal_action='loss' to end the game as the agent's loss instead") from None
+        seat = self._seat[agent]
+        self.forfeited = seat
+        self._cumulative_rewards[agent] = 0.0
+        why = {"agent": agent, "action": action, "reason": reason}
+        for agent_ in self.agents:
+            self.infos[agent_] = {**self.infos[agent_], "illegal_action": why}
+        self._end(agent, forfeit_utilities(len(self.possible_agents), seat))
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _end(self, last: str, utilities: list[float]) -> None:
+        """The game is over: every agent gets its utility and is terminated."""
+        for agent_, utility in zip(self.possible_agents, utilities):
+            self.rewards[agent_] = utility
+            self.terminations[agent_] = True
+        self.agent_selection = self.possible_agents[(self._seat[last] + 1) % len(self.possible_agents)]
+
     def render(self) -> str | None:
-        text = text_state(self.bridge.game.id, self.position.state)
+        """What one seat may see (`render_seat`, else the agent to move)."""
+        seat = self.render_seat if self.render_seat is not None else self._seat[self.agent_selection]
+        text = seat_text(self.position, seat)
+        if self.forfeited is not None:
+            text += f"\ngame over: {self.possible_agents[self.forfeited]} lost by an illegal action"
         if self.render_mode == "human":
             print(text)
             return None
