@@ -71,11 +71,13 @@ def export(repo: Path, commit: str, target: Path) -> None:
         extract_data(archive, target)
 
 
-def pip_builder(source: Path, venv: Path) -> None:
-    """A venv made by this interpreter, with `source` and its dependencies installed by pip."""
+def pip_builder(source: Path, venv: Path, extras: tuple[str, ...] = ()) -> None:
+    """A venv made by this interpreter, with `source` and its dependencies installed by
+    pip (with its optional `extras`: ("rl",) for the RL bridges' benchmark)."""
+    target = f"{source}[{','.join(extras)}]" if extras else str(source)
     for command in ([sys.executable, "-m", "venv", str(venv)],
                     [str(venv_python(venv)), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                     str(source)]):
+                     target]):
         done = subprocess.run(command, capture_output=True, text=True)
         if done.returncode != 0:
             raise RevisionError(f"building the revision failed at {' '.join(command[-3:])!r}: "
@@ -86,10 +88,16 @@ def venv_python(venv: Path) -> Path:
     return venv / "bin" / "python"
 
 
-def build(repo: Path, commit: str, root: Path, builder: Builder = pip_builder) -> Path:
+def with_extras(extras: tuple[str, ...]) -> Builder:
+    """pip_builder installing the revision with its optional `extras` too."""
+    return lambda source, venv: pip_builder(source, venv, extras)
+
+
+def build(repo: Path, commit: str, root: Path, builder: Builder = pip_builder, variant: str = "") -> Path:
     """The Python of a venv holding `commit` of the arena, built on first use and kept
-    under `root`; two comparisons building the same revision at once take turns."""
-    key = f"{commit}-py{sys.version_info.major}.{sys.version_info.minor}"
+    under `root`; two comparisons building the same revision at once take turns. A
+    `variant` ("rl": built with the rl extra) is kept apart from the plain build."""
+    key = f"{commit}-py{sys.version_info.major}.{sys.version_info.minor}" + (f"-{variant}" if variant else "")
     folder = root / key
     root.mkdir(parents=True, exist_ok=True)
     with open(root / f"{key}.lock", "w") as lock:

@@ -11,10 +11,10 @@ from arena.cli.common import (
     fail,
 )
 
-BENCH_PARTS = ("referee", "engines", "league", "fairness", "startup", "cluster", "ladder")
+BENCH_PARTS = ("referee", "engines", "league", "fairness", "startup", "cluster", "ladder", "rl")
 DEFAULT_PARTS = ("referee", "engines", "league", "fairness", "startup")
 """What `arena bench` runs without --only (the cluster part starts a local cluster, the ladder part plays for
-minutes: ask for them)."""
+minutes, the rl part needs the rl extra: ask for them)."""
 MIN_CHECK_ROUNDS = 5
 """Fewest interleaved rounds --check judges on."""
 
@@ -26,13 +26,15 @@ def bench_command(
         "attack on the referee costs the bots at two others), startup (resolving a bot's program, building its "
         "sandbox, spawn to ready), cluster (a local Dask cluster against the local "
         "runner; not run by default), ladder (issue #37's targets: the pages of a synthetic ladder, the busy share "
-        "and the referee's memory of a ladder of random bots; minutes, not run by default).")] = None,
+        "and the referee's memory of a ladder of random bots; minutes, not run by default), rl (the RL bridges' "
+        "decisions per second and observation time through PettingZoo and OpenSpiel, beside connect_four_v3 and "
+        "tic_tac_toe; needs the rl extra; not run by default).")] = None,
     league_games: Annotated[int, typer.Option("--league-games", help="Games per league measurement.", min=2)] = 200,
     compare: Annotated[str | None, typer.Option(
         "--compare", metavar="REV",
         help="Also build git revision REV (hash, tag, branch) in a virtual environment of its own (kept in the user's "
         "cache folder) and measure the referee of both, interleaved in the same run, with the ratio per figure; "
-        "only the referee is measured.")] = None,
+        "only the referee is measured, or with --only rl the RL bridges (REV built with the rl extra).")] = None,
     ladder_bots: Annotated[int, typer.Option(
         "--ladder-bots", min=2, help="Bots of the ladder part's synthetic store (its pages are timed).")] = 100,
     ladder_games: Annotated[int, typer.Option(
@@ -43,6 +45,10 @@ def bench_command(
     ladder_memory_games: Annotated[int, typer.Option(
         "--ladder-memory-games", min=400, help="Games the ladder part plays for the referee's memory, sampled after "
         "the first 200 and at the end (the issue asks flat over 10,000).")] = 2000,
+    rl_seconds: Annotated[float, typer.Option(
+        "--rl-seconds", min=0.01, help="Seconds of random play per figure of the rl part.")] = 2.0,
+    rl_decisions: Annotated[int, typer.Option(
+        "--rl-decisions", min=1, help="At most this many decisions per figure of the rl part.")] = 1_000_000,
     rounds: Annotated[int, typer.Option("--rounds", min=1, help="Interleaved rounds with --compare.")] = 5,
     check: Annotated[bool, typer.Option(
         "--check", help="With --compare: exit 1 when the referee CPU per decision (1 and 8 games at once) is more "
@@ -59,7 +65,9 @@ def bench_command(
     `--only ladder`, a ladder's leaderboard and bot page on a synthetic store, the
     share of time its tables are busy and the referee's memory over its games. With
     `--compare REV`, the referee's figures of this tree and of REV side by side (and
-    this tree's CPU basis against its wall basis)."""
+    this tree's CPU basis against its wall basis); with `--only rl`, the RL bridges'
+    decisions per second and observation time per game through PettingZoo and
+    OpenSpiel (with `--compare REV`: beside REV's, with the ratios)."""
     if check and compare is None:
         raise fail("--check needs --compare REV, the revision to hold this tree to (figures from another machine or "
                    "another load say nothing): e.g. arena bench --compare main --check")
@@ -67,9 +75,12 @@ def bench_command(
         raise fail(f"--check needs at least {MIN_CHECK_ROUNDS} rounds (one round's figures vary by half on a busy "
                    f"machine, a median of {MIN_CHECK_ROUNDS} by a few percent): give --rounds {MIN_CHECK_ROUNDS} or "
                    "more")
+    if compare is not None and only == ["rl"]:
+        raise typer.Exit(_compare_rl(compare, rl_seconds, rl_decisions))
     if compare is not None:
         if only and only != ["referee"]:
-            raise fail("--compare measures the referee only: leave out --only, or give --only referee")
+            raise fail("--compare measures the referee only, or with --only rl the RL bridges: leave out --only, or "
+                       "give --only referee or --only rl")
         from arena.bench.compare import run_comparison
         from arena.errors import ArenaError
 
@@ -115,3 +126,42 @@ def bench_command(
                 console.print(table)
         except ArenaError as exc:
             raise fail(str(exc)) from None
+    if "rl" in parts:
+        from arena.bench.rl import this_tree
+        from arena.errors import ArenaError
+
+        try:
+            console.print(this_tree(rl_seconds, rl_decisions))
+        except ArenaError as exc:
+            raise fail(str(exc)) from None
+
+
+def _compare_rl(rev: str, seconds: float, decisions: int) -> int:
+    """`arena bench --only rl --compare REV`: REV built with the rl extra, both sides run
+    as scripts of their own, figure by figure."""
+    from rich.progress import Progress, TextColumn, TimeElapsedColumn
+
+    from arena.bench import revision
+    from arena.bench.rl import compare_rl, jobs, this_python
+    from arena.errors import ArenaError
+
+    try:
+        repo = revision.source_checkout()
+        commit = revision.resolve(repo, rev)
+        root = revision.cache_root()
+        with console.status(f"building {commit[:12]} with the rl extra in a virtual environment under {root} "
+                            "(once per revision)"):
+            python = revision.build(repo, commit, root, revision.with_extras(("rl",)), "rl")
+        baseline = f"{rev} ({commit[:9]})" if not commit.startswith(rev) else commit[:9]
+        with Progress(TextColumn("{task.description}"), TimeElapsedColumn(), console=console,
+                      transient=True) as progress:
+            task = progress.add_task("measuring", total=2 * len(jobs(seconds, decisions)))
+
+            def step(what: str) -> None:
+                progress.update(task, description=f"measured {what}", advance=1)
+
+            table = compare_rl(("this tree", this_python()), (baseline, python), seconds, decisions, step=step)
+    except ArenaError as exc:
+        raise fail(str(exc)) from None
+    console.print(table)
+    return 0

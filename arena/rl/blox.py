@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
+from arena.games import State
+from arena.games.blox import BloxState
 from arena.rl.spec import Codec, Path, Pieces, Tensor, rotate
 
 MARGIN = 8
@@ -44,6 +48,11 @@ class BloxCodec(Codec):
             ("turns", (1,)),
             ("passes", (1,)),
         ])
+        self._area = (self.height + 2 * MARGIN) * (self.width + 2 * MARGIN)
+        self._bricks_size = 2 * n * LEVELS * self._area
+        self._plane_of = [[2 * rotate(owner, me, n) for owner in range(n)] for me in range(n)]
+        self.planes_shape = (2 * n * LEVELS, self.height + 2 * MARGIN, self.width + 2 * MARGIN)
+        self.plane_names = tuple(f"seat+{k} {o} z={z}" for k in range(n) for o in FOOTPRINT for z in range(LEVELS))
 
     def _fill(self, views: dict[str, Tensor], observation: Mapping[str, Any], pending: Path) -> None:
         n = self.seats
@@ -59,6 +68,33 @@ class BloxCodec(Codec):
             views["to_move"][rotate(int(observation["to_move"]), me, n)] = 1.0
         views["turns"][0] = observation["turns"] / (self.max_turns * n)
         views["passes"][0] = observation["passes"]
+
+    def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        if (not isinstance(state, BloxState) or state.geo.width != self.width or state.geo.height != self.height
+                or state.geo.stride != self.width + 2 * MARGIN):
+            return super().fast_tensor(state, seat, pending)
+        n, area = self.seats, self._area
+        plane_of = self._plane_of[seat]
+        hot = [((plane_of[b.owner] + (b.orientation == "V")) * LEVELS + b.level) * area + b.position
+               for b in state.bricks]
+        tail = [0.0] * (2 * n + 2)
+        for s, left in enumerate(state.left):
+            tail[(s - seat) % n] = left / self.bricks
+        if not state.over:
+            tail[n + (state.mover - seat) % n] = 1.0
+        tail[2 * n] = state.turns / (self.max_turns * n)
+        tail[2 * n + 1] = state.passes
+        flat = np.zeros(self.pieces.size, np.float32)
+        flat[hot] = 1.0
+        flat[self._bricks_size:] = tail
+        return flat
+
+    def planes(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """Channels: for each seat+k (k = 0 the observer, 1 the next seat...), its H
+        bricks at levels z = 0..15, then its V bricks; H x W: y and x from -8 to
+        height + 7 and width + 7, a brick 1 at its lowest stud (row y + 8, column x + 8)."""
+        assert self.planes_shape is not None
+        return self.fast_tensor(state, seat, pending)[:self._bricks_size].reshape(self.planes_shape)
 
     def max_decisions(self) -> int:
         return self.max_turns * self.seats

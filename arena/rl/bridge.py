@@ -3,7 +3,10 @@
 `Position` wraps an arena state (through the public State API only) and speaks the
 codec's ids: the legal ids of the seat to move (those that lead on to a legal action,
 for a path of several ids), applying one, the chance outcomes with their
-probabilities, each seat's observation vector and the utilities at the end.
+probabilities, each seat's observation vector (or planes) and the utilities at the end.
+
+An observation is encoded lazily, when asked, straight from the state through the
+codec's fast path (`Codec.fast_tensor`); the legal ids are found once per position.
 """
 
 from __future__ import annotations
@@ -46,7 +49,7 @@ class Position:
     """An arena state, the ids of a longer action chosen so far (`pending`) and the
     outcome ids of a factored chance event drawn so far (`partial`)."""
 
-    __slots__ = ("codec", "state", "pending", "partial", "log", "_trie", "_complete")
+    __slots__ = ("codec", "state", "pending", "partial", "log", "_trie", "_complete", "_ids")
 
     def __init__(self, codec: Codec, state: State, log: Log | None = START) -> None:
         self.codec = codec
@@ -58,6 +61,9 @@ class Position:
         position did not come from the start (then it cannot be pickled)."""
         self._trie: dict[Path, list[int]] | None = None
         self._complete: dict[Path, str] | None = None
+        self._ids: list[int] | None = None
+        """The legal ids of a game without paths, found once per position (callers
+        get copies)."""
 
     def clone(self) -> Position:
         twin = Position(self.codec, self.state.clone(), self.log)
@@ -65,6 +71,7 @@ class Position:
         twin.partial = self.partial
         twin._trie = self._trie
         twin._complete = self._complete
+        twin._ids = self._ids
         return twin
 
     def __deepcopy__(self, memo: dict[int, object]) -> Position:
@@ -97,13 +104,15 @@ class Position:
             return []
         codec = self.codec
         if not codec.compound:
-            index = codec.index
-            try:
-                return sorted(index[a] for a in self.state.legal_actions())
-            except KeyError as exc:
-                raise RLError(f"{codec.game_id}: legal action {exc.args[0]!r} is outside the numbering") from None
+            ids = self._ids
+            if ids is None:
+                try:
+                    ids = self._ids = sorted(map(codec.index.__getitem__, self.state.legal_actions()))
+                except KeyError as exc:
+                    raise RLError(f"{codec.game_id}: legal action {exc.args[0]!r} is outside the numbering") from None
+            return ids.copy()
         trie, _ = self._paths()
-        return trie.get(self.pending, [])
+        return list(trie.get(self.pending, ()))
 
     def _paths(self) -> tuple[dict[Path, list[int]], dict[Path, str]]:
         """Every legal action as a path: the ids that may follow each prefix."""
@@ -166,6 +175,7 @@ class Position:
         self.pending = ()
         self._trie = None
         self._complete = None
+        self._ids = None
 
     def apply_action(self, action: str) -> None:
         """Apply a whole arena action (a seat's or chance's) through its ids."""
@@ -191,9 +201,23 @@ class Position:
         return self.codec.names[index] if 0 <= index < self.codec.num_actions else f"id {index}"
 
     def tensor(self, seat: int) -> Tensor:
-        """The seat's observation vector (what its JSON observation holds)."""
+        """The seat's observation vector (what its JSON observation holds), a new
+        array of its own, encoded straight from the state (`Codec.fast_tensor`)."""
+        pending = self.pending if seat == self.state.current() else ()
+        return self.codec.fast_tensor(self.state, seat, pending)
+
+    def reference_tensor(self, seat: int) -> Tensor:
+        """The same vector encoded from the seat's JSON observation (`Codec.tensor`):
+        slower, the reference the fast path is tested against."""
         pending = self.pending if seat == self.state.current() else ()
         return self.codec.tensor(self.state.observation(seat), pending)
+
+    def planes(self, seat: int) -> Tensor:
+        """The seat's view of the board as float32 planes (C, H, W) =
+        `codec.planes_shape`, channels named by `codec.plane_names`; RLError for a
+        game without a board grid (`planes_shape` None)."""
+        pending = self.pending if seat == self.state.current() else ()
+        return self.codec.planes(self.state, seat, pending)
 
     def mask(self, seat: int) -> np.ndarray:
         mask = np.zeros(self.codec.num_actions, np.int8)
@@ -237,9 +261,7 @@ def _restore(key: tuple[str, int, tuple[tuple[str, str], ...]], actions: list[st
     game_id, seats, options = key
     position = Bridge(game_id, seats, dict(options)).new_position()
     for action in actions:
-        position.state.apply(action)
-        assert position.log is not None
-        position.log = (position.log, action)
+        position._apply_arena(action)
     position.pending = pending
     position.partial = partial
     return position

@@ -11,7 +11,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games.btt_board import adjacency, square_names
+import numpy as np
+
+from arena.games import State
+from arena.games.btt import BTTState
+from arena.games.btt_board import EMPTY, NULL, ROOT, adjacency, geometry, square_names
 from arena.rl.spec import Codec, Path, Pieces, Tensor, rotate
 
 SIZES = (1, 2, 3)
@@ -48,6 +52,26 @@ class BTTCodec(Codec):
             ("phase", (len(PHASES),)),
             ("progress", (1,)),
         ])
+        self._board_size = (3 + 3 * n) * count
+        self._row_of = [[2, 1, 0, *(3 + 3 * rotate(s, me, n) for s in range(n))] for me in range(n)]
+        """Per observer: the board row of an owner code ROOT, NULL, EMPTY, then each seat
+        (a pyramid's row, less its size)."""
+        assert (ROOT, NULL, EMPTY) == (-3, -2, -1)
+        self._geo = geometry(seats, board)
+        panels = self._geo.panels
+        rows = max(len(panel.rows) for panel in panels)
+        widths = [max(len(row) for row in panel.rows) for panel in panels]
+        self.cell_of = np.zeros(count, np.intp)
+        """Each square's cell in a plane (row * W + column): panels side by side."""
+        left = 0
+        for panel, width in zip(panels, widths):
+            for r, row in enumerate(panel.rows):
+                for c, sq in enumerate(row):
+                    if sq is not None:
+                        self.cell_of[self.square_index[self._geo.names[sq]]] = r * sum(widths) + left + c
+            left += width
+        self.planes_shape = (3 + 3 * n, rows, sum(widths))
+        self.plane_names = ("empty", "null", "root", *(f"seat+{k} size {size}" for k in range(n) for size in SIZES))
 
     def _fill(self, views: dict[str, Tensor], observation: Mapping[str, Any], pending: Path) -> None:
         n = self.seats
@@ -72,6 +96,40 @@ class BTTCodec(Codec):
             views["to_move"][rotate(int(observation["to_move"]), me, n)] = 1.0
         views["phase"][PHASES.index(observation["phase"])] = 1.0
         views["progress"][0] = observation["ply"] / (16 * n)
+
+    def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        if not isinstance(state, BTTState) or state.geo is not self._geo:
+            return super().fast_tensor(state, seat, pending)
+        n, count = self.seats, len(self.squares)
+        row_of = self._row_of[seat]
+        size = state.size
+        hot = [(row_of[who + 3] + (size[sq] - 1 if who >= 0 else 0)) * count + sq for sq, who in enumerate(state.owner)]
+        tail = [0.0] * (self.pieces.size - self._board_size)
+        left, scores = state.left, state.scores
+        for s in range(n):
+            k = (s - seat) % n
+            tail[3 * k:3 * k + 3] = left[3 * s:3 * s + 3]
+            tail[3 * n + k] = scores[s]
+        if not state.over:
+            tail[4 * n + (state.ply - seat) % n] = 1.0
+        tail[5 * n + PHASES.index(state.phase())] = 1.0
+        tail[-1] = state.ply / (16 * n)
+        flat = np.zeros(self.pieces.size, np.float32)
+        flat[hot] = 1.0
+        flat[self._board_size:] = tail
+        return flat
+
+    def planes(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """Channels: empty, null, root, then a pyramid of seat+k (k = 0 the observer,
+        1 the next seat...) of size 1, 2, 3 for each k; H x W: the board's panels
+        (boards.md) side by side, top row first; cells outside the board are 0."""
+        assert self.planes_shape is not None
+        count = len(self.squares)
+        board = self.fast_tensor(state, seat, pending)[:(3 + 3 * self.seats) * count].reshape(-1, count)
+        channels, rows, width = self.planes_shape
+        out = np.zeros((channels, rows * width), np.float32)
+        out[:, self.cell_of] = board
+        return out.reshape(self.planes_shape)
 
     def max_decisions(self) -> int:
         return 17 * self.seats

@@ -18,8 +18,12 @@ from functools import lru_cache
 from itertools import combinations, combinations_with_replacement
 from typing import Any
 
+import numpy as np
+
 from arena.games import GameError, State
+from arena.games.roots import RootsState
 from arena.games.roots_map import PlanetMap, hex_disc, load_map
+from arena.games.roots_pieces import ROUNDS
 from arena.rl.spec import ChanceModel, Codec, Path, Pieces, RLError, Tensor, rotate, soft_lead
 
 SIDES = 6
@@ -44,6 +48,8 @@ def roll_name(roll: tuple[int, ...]) -> str:
 
 
 ROLL_ID = {roll_name(roll): i for i, roll in enumerate(ROLLS)}
+SCORE_MEMO = 4096
+"""Boards whose scores a codec keeps (then it starts afresh)."""
 
 
 def roll_probability(roll: tuple[int, ...]) -> float:
@@ -152,6 +158,15 @@ class RootsCodec(Codec):
             ("reroll_picked", (len(DICE) + 1,)),
             ("fast_die", (5,)),
         ])
+        self._planet = planet
+        self._regions_size = len(self.regions) * 78
+        self._start = np.zeros(self.pieces.size, np.float32)
+        self._start[:self._regions_size].reshape(len(self.regions), 78)[:, 66:72] = self.surface
+        """A vector with the surface sides set, the rest zero (the fast path's start)."""
+        self._at = {name: self.pieces.at(name) - self._regions_size for name, _ in self.pieces.pieces}
+        self._columns: dict[tuple[int, int], tuple[int, ...]] = {}
+        self._score_memo: dict[tuple[Any, ...], tuple[int, int]] = {}
+        self.planes_shape, self.plane_names, self._cell_of = self._plane_layout(planet)
 
     def _compound_path(self, action: str) -> Path | None:
         if action.startswith("reroll "):
@@ -220,6 +235,107 @@ class RootsCodec(Codec):
                 name, _, side = tip.partition("/")
                 views["fast_die"][int(die[1]) - 1] = 1.0
                 regions[self.region_index[name], 72 + int(side)] = 1.0
+
+    def _stroke_columns(self, mask: int, entry: int) -> tuple[int, ...]:
+        """A stroke's columns of its region's row (past its owner's base): entry,
+        exits, side pairs; found once per (mask, entry)."""
+        found = self._columns.get((mask, entry))
+        if found is None:
+            exits = [(entry + o) % SIDES for o in range(1, SIDES) if mask >> ((entry + o) % SIDES) & 1]
+            sides = [entry] + exits
+            found = (entry, *(6 + side for side in exits),
+                     *(12 + PAIR_INDEX[pair] for pair in combinations(sorted(sides), 2)))
+            self._columns[(mask, entry)] = found
+        return found
+
+    def _scores(self, state: RootsState) -> tuple[int, int]:
+        """`state.scores()`, kept per board (strokes and tips, all a score depends on):
+        most decisions (keeps, rolls, leaves, ends) leave the board as it was, and the
+        reach search is most of an observation's cost."""
+        key = (tuple((region << 10) | (s.owner << 6) | s.mask for region, strokes in enumerate(state.strokes)
+                     for s in strokes), tuple(sorted(state.tips[0])), tuple(sorted(state.tips[1])))
+        found = self._score_memo.get(key)
+        if found is None:
+            if len(self._score_memo) >= SCORE_MEMO:
+                self._score_memo.clear()
+            found = self._score_memo[key] = state.scores()
+        return found
+
+    def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        if not isinstance(state, RootsState) or state.planet.names != self._planet.names:
+            return super().fast_tensor(state, seat, pending)
+        hot: list[int] = []
+        for region, strokes in enumerate(state.strokes):
+            for stroke in strokes:
+                base = region * 78 + 33 * (stroke.owner ^ seat)
+                hot.extend(base + c for c in self._stroke_columns(stroke.mask, stroke.entry))
+        for owner, tips in enumerate(state.tips):
+            base = 33 * (owner ^ seat) + 27
+            hot.extend(region * 78 + base + side for region, side in tips)
+        at = self._at
+        tail = [0.0] * (self.pieces.size - self._regions_size)
+        tail[at["phase"] + PHASES.index(state.phase())] = 1.0
+        tail[at["round"]] = state.round / ROUNDS
+        tail[at["starter"] + (((state.round - 1) % 2 if state.round else 0) ^ seat)] = 1.0
+        for value in state.regular:
+            tail[at["regular"] + value - 1] += 1.0
+        for value in state.special:
+            tail[at["special"] + value - 1] += 1.0
+        scores = self._scores(state)
+        for owner in range(2):
+            k = owner ^ seat
+            kept = state.kept[owner]
+            tail[at["kept"] + 6 * k + (0 if kept is None else int(kept))] = 1.0
+            tail[at["left"] + k] = float(state.left[owner])
+            powers = state.powers[owner]
+            tail[at["powers"] + 3 * k:at["powers"] + 3 * k + 3] = (powers.reroll, powers.fast, powers.cross)
+            tail[at["score"] + k] = scores[owner]
+        tail[at["acted"]] = float(state.acted)
+        if not state.over and not state.rolling:
+            tail[at["to_move"] + (state.mover ^ seat)] = 1.0
+        for index in pending:
+            if index in self.die_of_pick:
+                tail[at["reroll_picked"] + DICE.index(self.die_of_pick[index])] += 1.0
+                tail[at["reroll_picked"] + len(DICE)] = 1.0
+            elif index in self.half_name:
+                die, _, tip = self.half_name[index].partition(" ")
+                name, _, side = tip.partition("/")
+                tail[at["fast_die"] + int(die[1]) - 1] = 1.0
+                hot.append(self.region_index[name] * 78 + 72 + int(side))
+        flat = self._start.copy()
+        flat[hot] = 1.0
+        flat[self._regions_size:] = tail
+        return flat
+
+    @staticmethod
+    def _plane_layout(planet: PlanetMap) -> tuple[tuple[int, int, int], tuple[str, ...], Any]:
+        """(C, H, W), channel names and each region's cell: regions at their axial
+        (q, r), row r and column q, offset so the smallest is 0."""
+        qs = [q for q, _ in planet.axial]
+        rs = [r for _, r in planet.axial]
+        width, rows = max(qs) - min(qs) + 1, max(rs) - min(rs) + 1
+        cells = np.array([(r - min(rs)) * width + q - min(qs) for q, r in planet.axial], np.intp)
+        names = tuple(f"{who} {what}" for who in ("own", "other") for what in (
+            *(f"entry {side}" for side in range(SIDES)), *(f"exit {side}" for side in range(SIDES)),
+            *(f"pair {a}{b}" for a, b in PAIRS), *(f"tip {side}" for side in range(SIDES))))
+        names += tuple(f"surface {side}" for side in range(SIDES)) + tuple(f"fast half {side}" for side in range(SIDES))
+        names += ("region",)
+        return (len(names), rows, width), names, cells
+
+    def planes(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """The 78 features of each region (the flat vector's `regions` rows: the
+        observer's strokes' entry sides, exit sides, side pairs and open tips, the same
+        for the other seat, the surface sides, the first half of a fast growth chosen
+        so far) and a 79th channel, 1 on every region; H x W: the planet's axial grid,
+        a region (q, r) at row r, column q (from the smallest of each); cells off the
+        planet are 0 in every channel."""
+        assert self.planes_shape is not None
+        channels, rows, width = self.planes_shape
+        regions = self.fast_tensor(state, seat, pending)[:self._regions_size].reshape(len(self.regions), 78)
+        out = np.zeros((channels, rows * width), np.float32)
+        out[:78, self._cell_of] = regions.T
+        out[78, self._cell_of] = 1.0
+        return out.reshape(self.planes_shape)
 
     playout_cutoff = 40
 

@@ -9,7 +9,12 @@ ids, chosen one after the other by the same seat; every other action is a path o
 
 An observation is a flat float32 vector made of named pieces (`Codec.pieces`), each a
 function of the seat's JSON observation alone (plus the ids of a path chosen so far),
-so that it holds exactly what the seat may know.
+so that it holds exactly what the seat may know. `Codec.tensor(observation)` encodes
+it from the JSON (the reference); `Codec.fast_tensor(state, seat)` writes the same
+vector straight from a game's state where the codec has a fast path (building the
+JSON and parsing it back was most of an observation's cost). Board games also offer
+`Codec.planes`: the board as float32 planes (C, H, W), each channel named in
+`Codec.plane_names`.
 """
 
 from __future__ import annotations
@@ -64,6 +69,7 @@ class Pieces:
             self.offsets[name] = (at, shape)
             at += int(np.prod(shape))
         self.size = at
+        self._slices = tuple((name, at, at + int(np.prod(shape)), shape) for name, (at, shape) in self.offsets.items())
 
     def zeros(self) -> tuple[Tensor, dict[str, Tensor]]:
         """A zero vector and its named views (writing a view writes the vector)."""
@@ -72,8 +78,11 @@ class Pieces:
 
     def split(self, flat: Tensor) -> dict[str, Tensor]:
         """Named views of a flat observation: {"board": array of its shape, ...}."""
-        return {name: flat[at:at + int(np.prod(shape))].reshape(shape)
-                for name, (at, shape) in self.offsets.items()}
+        return {name: flat[at:end].reshape(shape) for name, at, end, shape in self._slices}
+
+    def at(self, name: str) -> int:
+        """Where a piece starts in the flat vector (for fast paths that write by offset)."""
+        return self.offsets[name][0]
 
 
 def rotate(seat: int, observer: int, seats: int) -> int:
@@ -176,6 +185,24 @@ class Codec(ABC):
     @abstractmethod
     def _fill(self, views: dict[str, Tensor], observation: Mapping[str, Any], pending: Path) -> None:
         """Write the observation into the named views (all zero on entry)."""
+
+    def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """`tensor(state.observation(seat), pending)`, written straight from the state
+        where the codec has a fast path for it (a codec's own, reading the engine's
+        fields; tests hold each equal to the reference). The default is the reference."""
+        return self.tensor(state.observation(seat), pending)
+
+    planes_shape: tuple[int, int, int] | None = None
+    """(C, H, W) of `planes`, None for a game without a board grid."""
+
+    plane_names: tuple[str, ...] = ()
+    """The name of each of the C channels of `planes` (documented per game)."""
+
+    def planes(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """The seat's view of the board as float32 planes (C, H, W): what the flat
+        vector's board piece holds, laid out on the board's grid. RLError for a game
+        without one (`planes_shape` None)."""
+        raise RLError(f"{self.game_id} has no planes observation (planes_shape is None): use the flat vector")
 
     def resample(self, state: State, seat: int, rng: random.Random) -> State:
         """A state the seat cannot tell from `state`: what its observation hides drawn

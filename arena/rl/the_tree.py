@@ -14,6 +14,8 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from arena.games import State
 from arena.games.the_tree import TheTreeState
 from arena.rl.spec import ChanceModel, Codec, Path, Pieces, RLError, Tensor, rotate
@@ -36,6 +38,12 @@ def cell_index(x: int, y: int) -> int:
 
 
 CELLS = cell_index(TOP + 1, TOP) + 1
+TILE_OF_PAIR = {(a, b): TILE_ID[f"{min(a, b)}{max(a, b)}"] for a in range(SYMBOLS) for b in range(SYMBOLS)}
+"""A tile's id from its two symbols, either way round (and from the engine's (low, high))."""
+ROWS, COLUMNS = TOP + 1, 2 * TOP + 2
+"""Planes: row y from the start (0) up to 35, column x + 35 for x from -35 to 36."""
+PLANE_CELL = np.array([y * COLUMNS + x + TOP for y in range(ROWS) for x in range(-y, y + 2)], np.intp)
+"""Each cell (cell_index order) in a ROWS x COLUMNS plane."""
 
 
 class DealChance(ChanceModel):
@@ -93,6 +101,10 @@ class TheTreeCodec(Codec):
             ("to_move", (n,)),
             ("passes", (1,)),
         ])
+        self._tree_size = SYMBOLS * CELLS
+        self._at = {name: self.pieces.at(name) - self._tree_size for name, _ in self.pieces.pieces}
+        self.planes_shape = (SYMBOLS, ROWS, COLUMNS)
+        self.plane_names = tuple(f"symbol {symbol}" for symbol in range(SYMBOLS))
 
     def _fill(self, views: dict[str, Tensor], observation: Mapping[str, Any], pending: Path) -> None:
         n = self.seats
@@ -116,6 +128,45 @@ class TheTreeCodec(Codec):
         if observation["to_move"] is not None:
             views["to_move"][rotate(int(observation["to_move"]), me, n)] = 1.0
         views["passes"][0] = observation["passes"]
+
+    def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """Reads the tree, the sizes and only the seat's own hand (never another's)."""
+        if not isinstance(state, TheTreeState):
+            return super().fast_tensor(state, seat, pending)
+        n, at = self.seats, self._at
+        hot = []
+        tail = [0.0] * (self.pieces.size - self._tree_size)
+        placed = at["placed"]
+        for left, right, x, y in state.tiles:
+            cell = y * (y + 1) + x + y
+            hot.append(left * CELLS + cell)
+            hot.append(right * CELLS + cell + 1)
+            tail[placed + TILE_OF_PAIR[left, right]] = 1.0
+        hand = at["hand"]
+        for tile in state.hands[seat]:
+            tail[hand + TILE_OF_PAIR[tile]] = 1.0
+        sizes, finished = at["hand_sizes"], at["finished"]
+        for other, tiles in enumerate(state.hands):
+            tail[sizes + (other - seat) % n] = len(tiles)
+        tail[at["supply_size"]] = len(state.supply)
+        for place, other in enumerate(state.finished):
+            tail[finished + ((other - seat) % n) * n + place] = 1.0
+        if state.dealt and not state.over:
+            tail[at["to_move"] + (state.mover - seat) % n] = 1.0
+        tail[at["passes"]] = state.passes
+        flat = np.zeros(self.pieces.size, np.float32)
+        flat[hot] = 1.0
+        flat[self._tree_size:] = tail
+        return flat
+
+    def planes(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """Channels: symbols 0..7; H x W: the tree's rows y = 0..35 (the start's row
+        first) by columns x + 35 (x from -35 to 36), a cell 1 in the plane of the
+        symbol on it. Hands, sizes and turn are in the flat vector only."""
+        tree = self.fast_tensor(state, seat, pending)[:self._tree_size].reshape(SYMBOLS, CELLS)
+        out = np.zeros((SYMBOLS, ROWS * COLUMNS), np.float32)
+        out[:, PLANE_CELL] = tree
+        return out.reshape(SYMBOLS, ROWS, COLUMNS)
 
     def resample(self, state: State, seat: int, rng: random.Random) -> State:
         return self.determinize(state.observation(seat), rng)

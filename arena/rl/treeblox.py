@@ -11,6 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
+from arena.games import State
+from arena.games.treeblox import TreebloxState, pack
 from arena.rl.spec import Codec, Path, Pieces, Tensor, rotate, soft_lead
 
 BOARD = 4
@@ -32,6 +36,13 @@ CELLS: tuple[tuple[int, int, int], ...] = tuple(
     if distance(x, y, z) <= REACH
 )
 """Every cell a cube can ever occupy, by z, then y, then x."""
+PACKED = {pack(x, y, z): i for i, (x, y, z) in enumerate(CELLS)}
+"""The engine's packed cell -> its index in CELLS."""
+SIDE = BOARD + 2 * REACH
+"""Planes: x and y run from -REACH to BOARD + REACH - 1 (36 each)."""
+LEVELS = REACH + 1
+PLANE_CELL = np.array([(z * SIDE + y + REACH) * SIDE + x + REACH for x, y, z in CELLS], np.intp)
+"""Each cell of CELLS in a (LEVELS, SIDE, SIDE) block of planes."""
 
 
 class TreebloxCodec(Codec):
@@ -55,6 +66,10 @@ class TreebloxCodec(Codec):
             ("leaves_left", (2,)),
             ("branches_left", (2,)),
         ])
+        self._cubes_size = 4 * len(CELLS)
+        self.planes_shape = (4 * LEVELS, SIDE, SIDE)
+        self.plane_names = tuple(f"{who} {kind} z={z}" for who in ("own", "other") for kind in ("leaf", "branch")
+                                 for z in range(LEVELS))
 
     def _fill(self, views: dict[str, Tensor], observation: Mapping[str, Any], pending: Path) -> None:
         me = int(observation["seat"])
@@ -71,6 +86,34 @@ class TreebloxCodec(Codec):
             views["active_leaves"][k] = observation["active_leaves"][seat]
             views["leaves_left"][k] = observation["leaves_left"][seat]
             views["branches_left"][k] = observation["branches_left"][seat]
+
+    def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        if not isinstance(state, TreebloxState):
+            return super().fast_tensor(state, seat, pending)
+        count, flip = len(CELLS), 2 * seat
+        hot = [((code ^ flip) * count) + PACKED[cell] for cell, code in state.cubes.items()]
+        other = 1 - seat
+        tail = [0.0] * (self.pieces.size - self._cubes_size)
+        tail[PHASES.index(state.phase)] = 1.0
+        if state.phase != "over":
+            tail[4 + (state.mover ^ seat)] = 1.0
+        active, stock = state.active, state.stock
+        tail[6:] = (state.rate, state.placed, state.empty_turns, active[seat], active[other],
+                    stock[seat][0], stock[other][0], stock[seat][1], stock[other][1])
+        flat = np.zeros(self.pieces.size, np.float32)
+        flat[hot] = 1.0
+        flat[self._cubes_size:] = tail
+        return flat
+
+    def planes(self, state: State, seat: int, pending: Path = ()) -> Tensor:
+        """Channels: the observer's leaves at each level z = 0..16, its branches, the
+        other seat's leaves, its branches (68); H x W: y and x from -16 to 19 (the
+        board's holes at 0..3), so a cell (x, y, z) is plane z of its kind at row
+        y + 16, column x + 16."""
+        cubes = self.fast_tensor(state, seat, pending)[:self._cubes_size].reshape(4, len(CELLS))
+        out = np.zeros((4, LEVELS * SIDE * SIDE), np.float32)
+        out[:, PLANE_CELL] = cubes
+        return out.reshape(4 * LEVELS, SIDE, SIDE)
 
     playout_cutoff = 30
 
