@@ -56,3 +56,30 @@ def test_the_openspiel_example_runs_openspiels_mcts_on_an_arena_game(tmp_path: P
     printed = run_python(block("openspiel"), tmp_path)
     actions = eval(printed)  # a list of action strings, as printed
     assert len(actions) == 4 and actions[0].startswith("N") and actions[1].startswith("R")
+
+
+@pytest.mark.parametrize("marker", ["illegal", "gym", "vector", "tiny", "records", "planes"])
+def test_each_wrapper_example_runs_as_printed(tmp_path: Path, marker: str) -> None:
+    printed = run_python(block(marker), tmp_path)
+    assert printed.strip(), f"the {marker} example printed nothing"
+
+
+def test_the_example_illegal_id_ends_the_game_as_the_offenders_loss(tmp_path: Path) -> None:
+    printed = run_python(block("illegal"), tmp_path)
+    assert "-1.0" in printed.splitlines()[0] and "0.5" in printed.splitlines()[0]
+
+
+@pytest.mark.parametrize(("game", "options"), [("the-tree", []), ("roots", ["-o", "radius=3"])])
+def test_the_bot_built_on_a_bridge_position_plays_through_the_referee(tmp_path: Path, game: str,
+                                                                      options: list[str]) -> None:
+    from arena.records.files import read_record_file
+
+    folder = tmp_path / "bot"
+    folder.mkdir()
+    (folder / "mybot.py").write_text(block("bot-position"))
+    out = tmp_path / "g.pgn"
+    result = run_cli("play", game, f"{sys.executable} {folder / 'mybot.py'}", "random", *options, "--games", "2",
+                     "--out", str(out), "-q", "--time-per-move", "5s")
+    assert result.exit_code == 0, result.output
+    records = read_record_file(out)
+    assert len(records) == 2 and all(r.tags["Termination"] == "normal" for r in records), [r.tags for r in records]
