@@ -20,6 +20,7 @@ from arena.league.standings import rich_tables, time_out_warnings, to_csv, to_js
 from arena.referee.scheduling import allowed_cores, concurrency_refusal
 from arena.session.league import LeagueSession, league_standings
 from arena.session.runner import run_sync
+from arena.session.setup import SetupError
 
 league_app = typer.Typer(
     rich_markup_mode="markdown",
@@ -154,6 +155,8 @@ def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str
             f"interrupted: {len(progress.playing)} game(s) in flight were abandoned and will be replayed; "
             f"{session.stored()} of {progress.total} games are stored in {league.output}. "
             f"Run `{resume_hint}` to resume.", 130) from None
+    except SetupError as exc:  # a bot that never starts: nothing was played
+        raise fail(str(exc)) from None
     except ArenaError as exc:
         raise fail(f"{exc}\n(resume with `{resume_hint}`)") from None
     except OSError as exc:

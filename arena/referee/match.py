@@ -196,7 +196,7 @@ async def play_match(
     players = [
         BotPlayer(
             spec,
-            config.log_dir / f"{i}-{_safe(spec.name)}.log" if config.log_dir else None,
+            config.log_dir / f"{i}-{safe_file_name(spec.name)}.log" if config.log_dir else None,
             _table_limits(spec.limits, config.limits),
             config.timing,
             logging_launcher(config.launcher) if config.log_protocol else config.launcher,
@@ -348,5 +348,6 @@ def _other_folders(specs: list[BotSpec], own: int) -> tuple[Path, ...]:
     return tuple({f for f in folders if f is not None and f != mine})
 
 
-def _safe(name: str) -> str:
+def safe_file_name(name: str) -> str:
+    """A bot's name as part of a log file's name: no separators, 40 characters at most."""
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in name)[:40]

@@ -13,10 +13,16 @@ from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
 
+import trio
+
 from arena.league.config import League, load_league
 from arena.league.runner import LeagueRunner, open_league, open_league_plan
 from arena.league.standings import Standings, compute_standings, count_time_outs, restrict
+from arena.process.faults import BotFault
 from arena.process.folder_checks import check_bots
+from arena.process.spec import BotSpec
+from arena.referee.match import safe_file_name
+from arena.referee.player import BotPlayer
 from arena.referee.scheduling import concurrency_refusal
 from arena.session.request import isolation_notes
 from arena.session.runner import run_sync
@@ -72,9 +78,46 @@ class LeagueSession:
         self.runner.executor = executor
         say(f"the cluster has {executor.threads()} worker thread(s): {executor.threads()} games at once")
 
+    async def check_startups(self) -> None:
+        """Start every bot of the league once and end it after its handshake, before
+        the first game: a bot whose command cannot work is a SetupError naming it (as
+        `arena play` says it), not a league of forfeits. On a cluster the workers
+        start the bots, so it is left to them."""
+        league = self.league
+        if league.cluster is not None:
+            return
+        folder = league.logs / "startup"
+        folder.mkdir(parents=True, exist_ok=True)
+        hidden = (league.output, league.database, league.records)
+        slots = trio.CapacityLimiter(max(1, league.concurrency))
+        failures: list[str] = []
+
+        async def start_one(spec: BotSpec, nursery: trio.Nursery) -> None:
+            log = folder / f"{safe_file_name(spec.name)}.log"
+            player = BotPlayer(spec, log, spec.limits or league.limits, league.timing, hidden=hidden)
+            async with slots:
+                try:
+                    await player.start(nursery)
+                except BotFault as fault:
+                    failures.append(f"{spec.name} never started ({fault.detail}); check its command (its stderr: "
+                                    f"{log})")
+                finally:
+                    with trio.CancelScope(shield=True):
+                        await player.quit()
+
+        async with trio.open_nursery() as bots:
+            async with trio.open_nursery() as starts:
+                for spec in league.bots:
+                    starts.start_soon(start_one, spec, bots)
+            bots.cancel_scope.cancel()
+        if failures:
+            raise SetupError("; ".join(sorted(failures)) + ": no game was played")
+
     async def run(self, page: tuple[str, int] | None = None, announce: Say | None = None) -> None:
         """Play every pending game, storing each as it ends; with `page` (host, port),
-        serve the league's live page beside them, `announce` getting its address."""
+        serve the league's live page beside them, `announce` getting its address.
+        Every bot is started once first (check_startups)."""
+        await self.check_startups()
         if page is None:
             await self.runner.run()
             return
