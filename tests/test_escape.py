@@ -243,7 +243,7 @@ def test_killing_or_interrupting_the_arena_leaves_no_bot_process(tmp_path: Path,
            f"{resolve_bot('zoo/escape', 'btt').command[-1]}")  # its game lasts until the arena is stopped
     said = tmp_path / "cli.txt"
     with said.open("w") as output:
-        cli = subprocess.Popen([sys.executable, "-m", "arena", "play", "btt", "random", bot, "--time-per-move", "60",
+        cli = subprocess.Popen([sys.executable, "-m", "arena", "play", "btt", "random", bot, "--time-per-move", "60s",
                                 "--log-dir", str(tmp_path)], stdout=output, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline and not daemons(token):

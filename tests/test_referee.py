@@ -284,7 +284,7 @@ def bot_groups_of(pid: int) -> set[int]:
 def test_interrupting_the_cli_leaves_no_bot(sig: signal.Signals, tmp_path: Path) -> None:
     env = {**os.environ, "ZOO_PLY": "1"}
     cli = subprocess.Popen(
-        [sys.executable, "-m", "arena", "play", "btt", "random", "zoo/hang", "--time-per-move", "60",
+        [sys.executable, "-m", "arena", "play", "btt", "random", "zoo/hang", "--time-per-move", "60s",
          "--out", str(tmp_path / "g.pgn"), "--log-dir", str(tmp_path)],
         env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
     )

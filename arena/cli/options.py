@@ -23,7 +23,7 @@ from arena.process.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSE
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED, Deals
 from arena.session.request import MatchRequest
-from arena.timecontrol import Basis, TimeControl, TimeControlError, parse_basis, parse_seconds
+from arena.timecontrol import MAX_SECONDS, Basis, TimeControl, TimeControlError, parse_basis, parse_seconds
 
 T = TypeVar("T")
 
@@ -240,7 +240,7 @@ def bare_seconds_checked(text: str | None, option: str) -> str | None:
         value = float(raw)
     except ValueError:
         return text
-    if value >= BARE_SECONDS_LIMIT:
+    if BARE_SECONDS_LIMIT <= value <= MAX_SECONDS:  # beyond a week the time's own check says more
         raise TimeControlError(f"{option} {excerpt(text)}: a number without a unit is seconds, so that is "
                                f"{raw} s a move; write {raw}s if you mean it, or {raw}ms for milliseconds")
     return text

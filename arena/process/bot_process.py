@@ -190,6 +190,9 @@ class BotProcess(PipeChannel):
     def limits_per_process(self) -> bool:
         return self.tree.per_process_limits
 
+    def stderr_tail(self) -> str:
+        return self.stderr.telling_tail(4) if self.stderr is not None else ""
+
     async def _background(self) -> None:
         """Stderr drain and exit watcher; they end quietly when kill() closes their fds."""
         if self._tasks.cancel_called:  # killed before this task first ran

@@ -54,6 +54,10 @@ class LineChannel(Protocol):
     def unsolicited(self) -> bool:
         """Whether the bot has written anything not yet read (it was not asked to)."""
 
+    def stderr_tail(self) -> str:
+        """The last lines the bot wrote to stderr that say something ('' for none, or a
+        bot without stderr): read to explain a start-up the protocol cannot."""
+
     def close_input(self) -> None:
         """Tell the bot there is no more input."""
 
@@ -200,6 +204,9 @@ class MemoryChannel:
 
     def _gone(self) -> BotFault:
         return BotFault(Termination.CRASH, f"the bot {self._outcome}")
+
+    def stderr_tail(self) -> str:
+        return ""
 
     def unsolicited(self) -> bool:
         if self._buf:

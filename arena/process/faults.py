@@ -42,8 +42,12 @@ class SeatFault:
 
 
 OUT_OF_MEMORY = re.compile(r"MemoryError|OutOfMemory|out of memory|cannot allocate memory|bad_alloc|"
-                           r"memory allocation of \d+ bytes failed|Fatal process OOM|allocation failed", re.I)
-"""How runtimes say an allocation was refused (Python, Java, C++, Rust, Go, V8, libc)."""
+                           r"memory allocation of \d+ bytes failed|Fatal process OOM|allocation failed|"
+                           r"insufficient memory|Not enough space|errno=12|Could not reserve enough space|"
+                           r"failed to map|mmap failed", re.I)
+"""How runtimes say an allocation was refused (Python, Java, C++, Rust, Go, V8, libc;
+a JVM refused its heap says `os::commit_memory ... error='Not enough space' (errno=12)`
+or `Could not reserve enough space for object heap`)."""
 NO_MORE_PROCESSES = re.compile(r"can't start new thread|Resource temporarily unavailable|fork: retry|"
                                r"BlockingIOError|EAGAIN|pthread_create|failed to create thread", re.I)
 """How runtimes say a process or thread was refused."""

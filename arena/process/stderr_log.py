@@ -348,13 +348,17 @@ class StderrLog:
             self._file.refuse()
         return not ended
 
-    def last_words(self) -> str:
-        """What the bot last wrote to stderr that says something, to say why it died
-        (what is still in the pipe is read first)."""
+    def telling_tail(self, most: int = 2) -> str:
+        """The last `most` lines the bot wrote to stderr that say something (what is
+        still in the pipe is read first)."""
         if self.fd >= 0:
             with contextlib.suppress(OSError):
                 self._keep(os.read(self.fd, 1 << 16))
-        telling = telling_lines(self.tail.decode("utf-8", "replace"))
+        return telling_lines(self.tail.decode("utf-8", "replace"), most)
+
+    def last_words(self) -> str:
+        """What the bot last wrote to stderr that says something, to say why it died."""
+        telling = self.telling_tail()
         return f"; its stderr ends: {telling!r}" if telling else ""
 
     def close_pipe(self) -> None:

@@ -9,9 +9,10 @@ from pathlib import Path
 
 import trio
 
+from arena.errors import excerpt
 from arena.process.bot_process import launch_process
 from arena.process.channel import Launch, Launcher, LineChannel
-from arena.process.faults import BotFault, said_limit_hit
+from arena.process.faults import OUT_OF_MEMORY, BotFault, said_limit_hit
 from arena.process.spec import BotSpec, Limits
 from arena.termination import Termination
 from arena.version import __version__
@@ -120,18 +121,41 @@ class BotPlayer:
             line = await channel.read_line(deadline)
         except BotFault as fault:
             if fault.reason == Termination.TIME_OUT:
-                raise BotFault(Termination.STARTUP_TIMEOUT, self._startup_silence(channel)) from None
-            raise BotFault(Termination.STARTUP_FAILURE, fault.detail) from None
+                raise self._out_of_memory(channel) or BotFault(
+                    Termination.STARTUP_TIMEOUT, self._startup_silence(channel) + self._log_note()) from None
+            raise self._out_of_memory(channel) or BotFault(Termination.STARTUP_FAILURE, fault.detail) from None
         try:
             message = decode_line(line)
         except BotFault as fault:
-            raise BotFault(Termination.STARTUP_FAILURE, f"its answer to hello is malformed: {fault.detail}") from None
+            raise self._out_of_memory(channel) or BotFault(
+                Termination.STARTUP_FAILURE, f"its answer to hello is malformed: {fault.detail}{self._log_note()}") \
+                from None
         if not isinstance(message, Ready):
             raise BotFault(Termination.STARTUP_FAILURE,
                            f"expected a ready message, got {type(message).__name__.lower()}")
         self.ready = message
         self.handshakes += 1
         self.cpu_mark = channel.cpu_seconds()
+
+    def _out_of_memory(self, channel: LineChannel) -> BotFault | None:
+        """A start-up that failed because the runtime could not get its memory (a JVM
+        whose heap does not fit prints '#' lines on stdout, the cause on stderr): the
+        memory-limit fault with the limit and the fix, read from the bot's stderr
+        before its first line is judged; None when stderr says nothing of memory."""
+        tail = channel.stderr_tail()
+        if self.limits.memory_bytes is None or not OUT_OF_MEMORY.search(tail):
+            return None
+        mb = self.limits.memory_bytes >> 20
+        scope = "for each of its processes: no cgroup here" if channel.limits_per_process() else "for all its processes"
+        return BotFault(Termination.MEMORY_LIMIT,
+                        f"it could not get its memory at start-up (limit {mb} MiB {scope}): its stderr says "
+                        f"{excerpt(tail, 240)}. Raise the limit (--memory-mb, memory_mb in a league file), or make "
+                        f"its runtime ask for less (Java: -Xmx{max(16, mb // 2)}m -Xss512k "
+                        f"-XX:ReservedCodeCacheSize=32m){self._log_note()}")
+
+    def _log_note(self) -> str:
+        """Where the bot's stderr is, for a message about its start-up."""
+        return f" (its stderr: {self.log_path})" if self.log_path is not None else ""
 
     def _startup_silence(self, channel: LineChannel) -> str:
         """Why no ready came: nothing at all (most likely unflushed output), or a line

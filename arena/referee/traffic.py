@@ -126,6 +126,9 @@ class LoggedChannel:
     def unsolicited(self) -> bool:
         return self.inner.unsolicited()
 
+    def stderr_tail(self) -> str:
+        return self.inner.stderr_tail()
+
     def close_input(self) -> None:
         self.inner.close_input()
 
