@@ -13,15 +13,21 @@ Action strings come from bots, so parsing them is total: `is_legal`, `apply` and
 IllegalAction leaving the state as it was), never another exception: an exception the
 referee does not expect is its own error, and a bot that could provoke one could void
 the games it is losing. Numbers inside actions are read with `numbers.canonical_int`.
+
+Every state keeps its `history`, the actions applied since the game's start, without
+the game's help: `apply` is wrapped once per class (`State.__init_subclass__`) to link
+the action onto an immutable chain after the game accepted it, so clones share the
+chain and a search bot pays one small tuple per apply, nothing per clone.
 """
 
 from __future__ import annotations
 
+import functools
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, ClassVar, Self
+from typing import Any, ClassVar, Self, TypeAlias
 
 from arena.errors import ArenaError, excerpt
 from arena.games.copying import Copier, install_clone
@@ -85,18 +91,102 @@ def competition_ranks(scores: list[float] | tuple[float, ...], higher_is_better:
     return tuple(1 + sum(1 for o in scores if sign * o > sign * s) for s in scores)
 
 
+Trail: TypeAlias = "tuple[Trail, object] | tuple[()] | None"
+"""A state's history as an immutable chain, newest action last: (earlier, action) links
+down to START (the game's start) or None (a position that did not come from the start,
+so its history is unknown). An action is a string, or a game's own move object that
+`State._action_text` names (The Tree's `play` records moves without building strings)."""
+
+START: tuple[()] = ()
+"""The end of the history chain of a state that came from the game's start."""
+
+
+def _recording(apply: Callable[[State, str], None]) -> Callable[[State, str], None]:
+    """`apply` that links the action onto the state's history once the game accepted it
+    (IllegalAction leaves the history as it was). The chain is read before and linked
+    after, so an `apply` that calls its superclass's recorded `apply` records once."""
+
+    def recorded(self: State, action: str) -> None:
+        trail = self._trail
+        apply(self, action)
+        self._trail = (trail, action)
+
+    functools.update_wrapper(recorded, apply)
+    recorded.__records_history__ = True  # type: ignore[attr-defined]
+    return recorded
+
+
 @dataclass
 class State(ABC):
     """One position of a game. Mutable: `apply` changes it; `clone` copies it cheaply."""
 
     num_seats: int
     options: Mapping[str, str] = field(default_factory=dict)
+    _trail: Trail = field(default=None, init=False, repr=False, compare=False)
+    """The history chain (see Trail): START for a new state (`__post_init__`); the class
+    default None answers for a state built without `__init__`. Shared by clones (it is
+    replaced, never changed), so it is not in `copied`."""
 
     game_id: ClassVar[str] = ""
     """The id of the game the state belongs to (its `game`)."""
     copied: ClassVar[Mapping[str, Copier]] = {}
     """The attributes `clone` copies, each with how (arena.games.copying); it shares
     every other attribute, so those must never change in place."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """Record the history of every game's states, also of games registered later:
+        a subclass's own `apply` is wrapped (once) to link each accepted action."""
+        super().__init_subclass__(**kwargs)
+        apply = cls.__dict__.get("apply")
+        if callable(apply) and not getattr(apply, "__isabstractmethod__", False) \
+                and not getattr(apply, "__records_history__", False):
+            cls.apply = _recording(apply)  # type: ignore[method-assign,assignment]
+
+    def __post_init__(self) -> None:
+        self._trail = START
+
+    @property
+    def history(self) -> tuple[str, ...] | None:
+        """The actions (seats' and chance outcomes) applied since the game's start, in
+        order, enough to replay this position on a new state; None for a position that
+        did not come from the start (a determinisation, a puzzle position), whose past
+        is unknown. Walks the chain: O(plies) per call, nothing per apply or clone."""
+        actions: list[object] = []
+        node = self._trail
+        while node:
+            node, action = node
+            actions.append(action)
+        if node is None:
+            return None
+        actions.reverse()
+        return tuple(a if isinstance(a, str) else self._action_text(a) for a in actions)
+
+    def set_history(self, actions: Iterable[str] | None) -> None:
+        """Declare what led here without replaying it: None for a position built or
+        guessed rather than played from the start (what `Game.determinize` returns), or
+        actions the caller knows lead to it (a resample consistent with what a seat saw)."""
+        trail: Trail = None if actions is None else START
+        if actions is not None:
+            for action in actions:
+                trail = (trail, action)
+        self._trail = trail
+
+    def _action_text(self, action: object) -> str:
+        """The action string of a move object a game's fast path recorded."""
+        return str(action)
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (and deep-copied) with its history flat: a chain as deep as the game
+        is long would overrun the recursion limit."""
+        state = self.__dict__.copy()
+        state["_trail"] = self.history
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state = dict(state)
+        history = state.pop("_trail", None)
+        self.__dict__.update(state)
+        self.set_history(history)
 
     @property
     def game(self) -> Game:
@@ -235,9 +325,32 @@ class Game(ABC):
         order, for the same generic codec (with `State.chance_outcomes`); () for none."""
         return ()
 
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        """A game's own `determinize` returns a state whose history is unknown (None),
+        whatever way the game built it: a guess has no true past."""
+        super().__init_subclass__(**kwargs)
+        determinize = cls.__dict__.get("determinize")
+        if callable(determinize) and not getattr(determinize, "__forgets_history__", False):
+            cls.determinize = _forgetting(determinize)  # type: ignore[method-assign,assignment]
+
     def determinize(self, observation: Mapping[str, Any], rng: random.Random) -> State:
         """A full position consistent with what one seat observes (its `observation`),
         what it cannot see drawn at random: how a person's seat or a search bot in a
-        game with hidden information gets a position to show or to search. Games
-        without hidden information are followed by their actions instead."""
+        game with hidden information gets a position to show or to search. Its
+        `history` is None (the guess has no true past). Games without hidden
+        information are followed by their actions instead."""
         raise GameError(f"{self.id} hides nothing: follow its actions instead of guessing from an observation")
+
+
+def _forgetting(determinize: Callable[[Game, Mapping[str, Any], random.Random], State]
+                ) -> Callable[[Game, Mapping[str, Any], random.Random], State]:
+    """`determinize` whose state says its history is unknown."""
+
+    def forgetting(self: Game, observation: Mapping[str, Any], rng: random.Random) -> State:
+        state = determinize(self, observation, rng)
+        state.set_history(None)
+        return state
+
+    functools.update_wrapper(forgetting, determinize)
+    forgetting.__forgets_history__ = True  # type: ignore[attr-defined]
+    return forgetting

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from arena.games.base import CHANCE, TERMINAL, Game, IllegalAction, Result, State
 from arena.games.copying import copy_lists
@@ -84,7 +84,8 @@ class TheTreeState(State):
         passes: int = 0,
     ) -> TheTreeState:
         """A dealt position built directly (for tests, and for search bots that fill in
-        the hidden hands and supply with a guess). Tiles are placed in the given order."""
+        the hidden hands and supply with a guess). Tiles are placed in the given order.
+        Its `history` is None: it was not played from the start."""
         state = cls(len(hands))
         state.dealt = True
         state.hands = [list(h) for h in hands]
@@ -94,6 +95,7 @@ class TheTreeState(State):
         state.mover = mover
         state.finished = list(finished)
         state.passes = passes
+        state.set_history(None)
         return state
 
     @classmethod
@@ -221,7 +223,9 @@ class TheTreeState(State):
 
     def play(self, move: Move | None) -> None:
         """Play a placement from `moves()`, or None for the draw or pass that is due.
-        No legality check: `apply` is the checked way in."""
+        No legality check: `apply` is the checked way in. Recorded in the history as
+        the move itself, named only when `history` is read."""
+        self._trail = (self._trail, move if move is not None else DRAW if self.supply else PASS)
         self._legal = None
         self._moves = None
         seat = self.mover
@@ -252,6 +256,10 @@ class TheTreeState(State):
                 self._next_seat()
         elif first or not self.extra_turn(x, y):
             self._next_seat()
+
+    def _action_text(self, action: object) -> str:
+        """`play` records placements as moves (tuples)."""
+        return move_name(cast(Move, action)) if isinstance(action, tuple) else str(action)
 
     # ---- queries ------------------------------------------------------------------------
 

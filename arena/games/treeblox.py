@@ -264,7 +264,8 @@ class TreebloxState(State):
         """A main-phase position at the start of `mover`'s turn, for tests, puzzles and
         bots: `cubes` like ["L0,0,0", "b1,0,0"] (upper case Dark, lower case Light),
         `cubes_left` as ((Dark leaves, Dark branches), (Light leaves, Light branches));
-        by default the stocks are what the cubes on the board leave."""
+        by default the stocks are what the cubes on the board leave. Its `history` is
+        None: it was not played from the start."""
         state = cls()
         used = [[0, 0], [0, 0]]
         for text in cubes:
@@ -281,6 +282,7 @@ class TreebloxState(State):
             state.stock = [list(cubes_left[DARK]), list(cubes_left[LIGHT])]
         state.phase = MAIN
         state._start_turn(mover)
+        state.set_history(None)
         return state
 
     def _next_opening(self) -> None:

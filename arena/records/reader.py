@@ -1,6 +1,10 @@
 """Reading records from text. The reader never trusts its input: any problem is a
 RecordSyntaxError naming the line, the column and what is wrong, and memory holds one
-game at a time however large the input."""
+game at a time however large the input.
+
+Each ply gets back what the writer put in its comment (forced, times, the bot's Info,
+free text). The reader is lexical and does not run the rules: each ply's `actor` is
+filled by `GameRecord.actors()` (one replay, when asked) or any replay of the record."""
 
 from __future__ import annotations
 
@@ -10,8 +14,8 @@ from dataclasses import dataclass, field
 from typing import Final
 
 from arena.errors import excerpt
-from arena.records.record import GameRecord, Ply, RecordSyntaxError, ply_comment_fields, tag_value_problem
-from arena.records.syntax import ESCAPE_SEQ_RE, RESULT_MARKERS, TURN_LIKE_RE, UNESCAPES, clean_comment
+from arena.records.record import GameRecord, Ply, RecordSyntaxError, tag_value_problem
+from arena.records.syntax import ESCAPE_SEQ_RE, RESULT_MARKERS, TURN_LIKE_RE, UNESCAPES, clean_comment, comment_fields
 
 _TAG_HEAD_RE: Final = re.compile(r'\[[ \t]*([A-Za-z][A-Za-z0-9_]*)[ \t]+(?=")')
 _QUOTED_RE: Final = re.compile(r'"((?:[^"\\]|\\.)*)"')
@@ -98,7 +102,7 @@ class _GameBuilder:
             raise RecordSyntaxError(line, column, "a comment must directly follow an action "
                                                   "(and an action has at most one)")
         ply = self.plies[-1]  # the fields the writer renders, read back
-        ply.forced, ply.elapsed_ms, ply.cpu_ms, ply.comment = ply_comment_fields(clean_comment(comment))
+        ply.forced, ply.elapsed_ms, ply.cpu_ms, ply.info, ply.comment = comment_fields(clean_comment(comment))
         self.can_comment = False
 
     def finish(self) -> GameRecord:

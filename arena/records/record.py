@@ -1,4 +1,5 @@
-"""Game records: the model (plies, tags) and the values its tags hold.
+"""Game records: the model (plies, tags), the values its tags hold, and one ply's step
+through the rules (`apply_ply`), which replay, verify and `GameRecord.actors()` share.
 
 The text format (docs/records.md) is read by arena.records.reader and written by
 arena.records.writer, which share this model and the lexical rules of
@@ -12,7 +13,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Final
 
+from arena import games
 from arena.errors import ArenaError, excerpt
+from arena.games.base import CHANCE, TERMINAL, GameError, State
+from arena.records.syntax import COMMENT_CAP as COMMENT_CAP  # the comment's rules, known here too
+from arena.records.syntax import cap_comment as cap_comment
+from arena.records.syntax import info_text as info_text
 from protocol.messages import Info
 
 STANDARD_TAGS: Final = (
@@ -52,8 +58,9 @@ class Ply:
     comment: str | None = None
     """Free text of the move's comment beyond the fields below (what a file held)."""
     actor: int | None = None
-    """The seat that decided, or CHANCE (-1); None when read from a file, where
-    replaying the rules tells who acted."""
+    """The seat that decided, or CHANCE (-1). A file does not say which seat: None after
+    reading until `GameRecord.actors()` (or replay, or verify) replays the rules once
+    and fills every ply's."""
     forced: bool = False
     """Whether the referee played it for a seat removed after a fault."""
     elapsed_ms: float | None = None
@@ -61,7 +68,8 @@ class Ply:
     cpu_ms: float | None = None
     """The CPU time the bot's processes used for this decision, where it was measured."""
     info: Info | None = None
-    """What the bot reported with its action (score, depth, nodes, pv, comment)."""
+    """What the bot reported with its action (score, depth, nodes, pv, comment); read
+    back from the comment by the reader (`comment_fields`)."""
 
     def comment_text(self) -> str | None:
         """The move's comment as the record writes it: `forced`, the thinking time, the
@@ -78,47 +86,6 @@ class Ply:
         if self.comment is not None:
             parts.append(self.comment)
         return " ".join(parts) if parts else None
-
-
-COMMENT_CAP: Final = 1024
-"""Most bytes of a move comment built from a bot's info; more is cut, and the cut noted."""
-
-_TIMED: Final = re.compile(r"((?:0|[1-9][0-9]{0,11})\.[0-9])ms(?: cpu=((?:0|[1-9][0-9]{0,11})\.[0-9])ms)?(?: |$)")
-
-
-def info_text(info: Info) -> str:
-    """A bot's info as the comment shows it: `score=0.25 depth=4 nodes=12000 pv=a,b text`."""
-    parts = info.scalars()
-    if info.pv:
-        parts.append("pv=" + ",".join(info.pv))
-    if info.comment:
-        parts.append(info.comment)
-    return " ".join(parts)
-
-
-def cap_comment(text: str) -> str:
-    """At most COMMENT_CAP bytes of `text`, with a note saying how much there was."""
-    data = text.encode("utf-8")
-    if len(data) <= COMMENT_CAP:
-        return text
-    kept = data[:COMMENT_CAP].decode("utf-8", "ignore")
-    return f"{kept} [arena: cut to {COMMENT_CAP} of {len(data)} bytes]"
-
-
-def ply_comment_fields(text: str) -> tuple[bool, float | None, float | None, str | None]:
-    """The inverse of Ply.comment_text for what a file can tell: (forced, elapsed_ms,
-    cpu_ms, the rest as free text); `comment_text` writes the same text back."""
-    forced = text == "forced" or text.startswith("forced ")
-    if forced:
-        text = text[len("forced "):]
-        if not text:
-            return True, None, None, None
-    timed = _TIMED.match(text)
-    if timed is None:
-        return forced, None, None, text
-    rest = text[timed.end():]
-    cpu = None if timed.group(2) is None else float(timed.group(2))
-    return forced, float(timed.group(1)), cpu, rest if timed.group(0).endswith(" ") else None
 
 
 @dataclass
@@ -159,6 +126,18 @@ class GameRecord:
     def termination(self) -> str | None:
         return self.tags.get("Termination")
 
+    def actors(self) -> list[int]:
+        """Who decided each ply, a seat or CHANCE (-1), also kept in each ply's `actor`.
+        A file does not say which seat played: the first call on a record read from one
+        replays the rules once (`apply_ply`); a record whose plies all know
+        their actor (one the referee made, or already asked) is not replayed.
+        ReplayError when the rules cannot follow the record (earlier plies stay filled)."""
+        if any(ply.actor is None for ply in self.plies):
+            state = initial_state(self)
+            for index, ply in enumerate(self.plies, 1):
+                ply.actor = apply_ply(state, ply, index)
+        return [CHANCE if ply.actor is None else ply.actor for ply in self.plies]
+
 
 class RecordSyntaxError(ArenaError, ValueError):
     """A record file that cannot be read; line and column are 1-based."""
@@ -170,6 +149,52 @@ class RecordSyntaxError(ArenaError, ValueError):
         self.column = column
         self.message = message
         self.path = path
+
+
+class ReplayError(ArenaError):
+    """A record the rules cannot follow; `ply` is the 1-based number of the ply that
+    failed (0 when the game cannot even be set up)."""
+
+    def __init__(self, ply: int, message: str) -> None:
+        super().__init__(f"ply {ply}: {message}" if ply else message)
+        self.ply = ply
+        self.message = message
+
+
+# ---- one ply through the rules: what replay, verify and GameRecord.actors() share ---------
+
+
+def initial_state(record: GameRecord) -> State:
+    """The starting position for the record's game, seat count and variant options."""
+    try:
+        game = games.get(record.game_id)
+        return game.new_state(record.seats, record.options)
+    except KeyError as exc:
+        raise ReplayError(0, f"the record has no {exc.args[0]} tag") from None
+    except ValueError as exc:  # GameError, or a malformed Seats / Options tag
+        raise ReplayError(0, str(exc)) from None
+
+
+def apply_ply(state: State, ply: Ply, index: int) -> int:
+    """Apply ply `index` (1-based), checking it is the right kind of decision; returns
+    the actor, kept in the ply when it did not know it (read from a file)."""
+    actor = state.current()
+    what = f"chance outcome {ply.action!r}" if ply.chance else f"action {ply.action!r}"
+    if actor == TERMINAL:
+        raise ReplayError(index, f"{what} after the game is over")
+    if ply.chance and actor != CHANCE:
+        raise ReplayError(index, f"{what} where seat {actor} is to decide")
+    if not ply.chance and actor == CHANCE:
+        raise ReplayError(index, f"{what} where a chance outcome is due (chance outcomes are marked '~')")
+    try:
+        state.apply(ply.action)
+    except GameError as exc:
+        raise ReplayError(index, str(exc)) from None
+    except Exception as exc:  # a rules bug met on odd input must not stop a verify run
+        raise ReplayError(index, f"the rules failed on {what}: {type(exc).__name__}: {exc}") from None
+    if ply.actor is None:
+        ply.actor = actor
+    return actor
 
 
 class TurnCounter:

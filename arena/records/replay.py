@@ -3,7 +3,8 @@
 A record is only worth keeping if the rules reproduce it: every action legal where it
 was played, every chance outcome applied at a chance decision, the turn numbers right,
 and the stored result the one the final position gives. This module knows games only
-through the State interface and `games.get`.
+through the State interface and `games.get`; one ply's step (`apply_ply`, with
+`initial_state` and ReplayError) lives with the model, which `GameRecord.actors()` uses.
 """
 
 from __future__ import annotations
@@ -11,14 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from arena import games
-from arena.errors import ArenaError
-from arena.games.base import CHANCE, TERMINAL, GameError, State, competition_ranks
+from arena.games.base import TERMINAL, State, competition_ranks
 from arena.records.record import (
     GameRecord,
     Ply,
+    ReplayError,
+    apply_ply,
     format_ranks,
     format_scores,
+    initial_state,
     parse_ranks,
     parse_scores,
     pgn_result,
@@ -27,16 +29,6 @@ from arena.records.record import (
 from arena.termination import Termination
 
 __all__ = ["ReplayError", "Problem", "initial_state", "replay", "state_at", "turn_frames", "verify"]
-
-
-class ReplayError(ArenaError):
-    """A record the rules cannot follow; `ply` is the 1-based number of the ply that
-    failed (0 when the game cannot even be set up)."""
-
-    def __init__(self, ply: int, message: str) -> None:
-        super().__init__(f"ply {ply}: {message}" if ply else message)
-        self.ply = ply
-        self.message = message
 
 
 @dataclass(frozen=True)
@@ -48,24 +40,13 @@ class Problem:
     message: str
 
 
-def initial_state(record: GameRecord) -> State:
-    """The starting position for the record's game, seat count and variant options."""
-    try:
-        game = games.get(record.game_id)
-        return game.new_state(record.seats, record.options)
-    except KeyError as exc:
-        raise ReplayError(0, f"the record has no {exc.args[0]} tag") from None
-    except ValueError as exc:  # GameError, or a malformed Seats / Options tag
-        raise ReplayError(0, str(exc)) from None
-
-
 def replay(record: GameRecord) -> Iterator[tuple[int, Ply | None, State]]:
     """(0, None, initial state), then (i, ply i, state after it) for each ply; every state
     yielded is a copy the caller may keep. ReplayError at the first ply that fails."""
     state = initial_state(record)
     yield 0, None, state.clone()
     for index, ply in enumerate(record.plies, 1):
-        _apply(state, ply, index)
+        apply_ply(state, ply, index)
         yield index, ply, state.clone()
 
 
@@ -85,27 +66,8 @@ def state_at(record: GameRecord, ply: int) -> State:
         raise ValueError(f"ply {ply} is not in 0..{len(record.plies)}")
     state = initial_state(record)
     for index, entry in enumerate(record.plies[:ply], 1):
-        _apply(state, entry, index)
+        apply_ply(state, entry, index)
     return state
-
-
-def _apply(state: State, ply: Ply, index: int) -> int:
-    """Apply one ply, checking it is the right kind of decision; returns the actor."""
-    actor = state.current()
-    what = f"chance outcome {ply.action!r}" if ply.chance else f"action {ply.action!r}"
-    if actor == TERMINAL:
-        raise ReplayError(index, f"{what} after the game is over")
-    if ply.chance and actor != CHANCE:
-        raise ReplayError(index, f"{what} where seat {actor} is to decide")
-    if not ply.chance and actor == CHANCE:
-        raise ReplayError(index, f"{what} where a chance outcome is due (chance outcomes are marked '~')")
-    try:
-        state.apply(ply.action)
-    except GameError as exc:
-        raise ReplayError(index, str(exc)) from None
-    except Exception as exc:  # a rules bug met on odd input must not stop a verify run
-        raise ReplayError(index, f"the rules failed on {what}: {type(exc).__name__}: {exc}") from None
-    return actor
 
 
 _Report = Callable[[int | None, str], None]
@@ -131,7 +93,7 @@ def verify(record: GameRecord, game_index: int = 0) -> list[Problem]:
     actors: list[int] = []
     try:
         for index, ply in enumerate(record.plies, 1):
-            actors.append(_apply(state, ply, index))
+            actors.append(apply_ply(state, ply, index))
     except ReplayError as exc:
         problem(exc.ply, exc.message)
     _check_turns(record.plies, actors, problem)

@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 import trio
 
 from arena import games
+from arena.errors import ArenaError
 from arena.games.base import CHANCE, TERMINAL, Game, GameError, State
 from arena.process.botnames import PER_GAME, BotNameError, resolve_bot
 from arena.process.faults import BotFault
@@ -56,6 +57,23 @@ def events_to(state: State, game: Game, moves: Sequence[str], seat: int) -> list
             or replayed.observation(seat) != state.observation(seat):
         raise ValueError("the moves do not lead to the state: give the actions played from the game's start")
     return events
+
+
+class NoHistory(ArenaError, ValueError):
+    """`play` got a state that does not know the actions that led to it (a
+    determinisation, a position built directly) and no `moves`: a bot that follows the
+    game from its events would be told of an empty game and answer for the wrong
+    position."""
+
+    def __init__(self, game: str) -> None:
+        super().__init__(f"the {game} state has no history (it was not played from the game's start): pass "
+                         "moves=[the actions from the start, chance outcomes included], play the state from "
+                         "game.new_state() so that it keeps its history, or pass moves=[] to tell the bot no "
+                         "events (only for a bot that plays from its observation)")
+        self.game = game
+
+    def __reduce__(self) -> tuple[type[NoHistory], tuple[str]]:
+        return type(self), (self.game,)
 
 
 class Bot:
@@ -142,15 +160,24 @@ class Bot:
 
     async def play(self, state: State, limit: Time, *, moves: Sequence[str] | None = None) -> Answer:
         """The bot's action for the seat to decide in `state`, within `limit` (plus the
-        grace of its timing; a TimeControl's clock base is the time left). `moves`, the
-        actions from the game's start that led to `state`, are sent as the events of the
-        game, as a referee would: a bot that keeps its own copy of the game from the
-        events (the shipped greedy and search bots do) needs them. BotFault for a fault, the bot then being killed."""
+        grace of its timing; a TimeControl's clock base is the time left). The actions
+        from the game's start that led to `state` are sent as the events of the game,
+        as a referee would: a bot that keeps its own copy of the game from the events
+        (the shipped greedy and search bots do) needs them. They are the state's own
+        `history` unless `moves` gives them; NoHistory for a state without one (a
+        determinisation, a puzzle position) and no `moves`, where `moves=[]` sends no
+        events (for a bot that plays from its observation). BotFault for a fault, the
+        bot then being killed."""
         which = state.game
         seat = state.current()
         if seat in (CHANCE, TERMINAL):
             raise ValueError("the state has no seat to decide (a chance point, or the game is over)")
-        events = [] if moves is None else events_to(state, which, moves, seat)
+        if moves is None:
+            moves = state.history
+            if moves is None:
+                raise NoHistory(which.id)
+        # no moves for a state without a past: the caller's word that the bot reads its observation
+        events = [] if not moves and state.history is None else events_to(state, which, moves, seat)
         control = time_control(limit, "limit")
         clocks = SeatClocks([control] * state.num_seats)
         await self._ensure_started()
@@ -162,7 +189,7 @@ class Bot:
             await player.send(Start(game=which.id, options=dict(state.options), seat=seat, seats=state.num_seats,
                                     players=players, time=control.wire(), match_game=self.games))
             self.games += 1
-            request = Request(ply=len(moves or ()) + 1, clock=clocks.wire(seat, clocks.limit(seat)), events=events,
+            request = Request(ply=len(moves) + 1, clock=clocks.wire(seat, clocks.limit(seat)), events=events,
                               legal=state.legal_actions() if player.wants_legal else None,
                               observation=state.observation(seat) if player.wants_observation else None)
             answer = await ask_once(player, request, clocks.limit(seat), control)
@@ -274,7 +301,8 @@ class SimpleBot:
         return list(self._bot.pgids) if self._bot is not None else self._pgids
 
     def play(self, state: State, limit: Time, *, moves: Sequence[str] | None = None) -> Answer:
-        """The bot's action for the seat to decide in `state` (see Bot.play)."""
+        """The bot's action for the seat to decide in `state`, which is told the game
+        so far from `state.history` (or `moves`); see Bot.play."""
         return self._call(lambda bot: bot.play(state, limit, moves=moves))
 
     def quit(self) -> None:

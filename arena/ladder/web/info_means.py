@@ -89,15 +89,17 @@ def _number(text: str) -> float | None:
 
 
 def reported_numbers(ply: Ply) -> dict[str, float]:
-    """The numbers a ply's info holds, by name: its Info's (when the ply was made in
-    memory) and every `NAME=NUMBER` word of its comment (when it was read from a record)."""
+    """The numbers a ply's info holds, by name: its Info's score, depth and nodes, and
+    every `NAME=NUMBER` word of the info's comment and of the ply's (a record read back
+    gives the bot's info as an Info, its own words in `info.comment`)."""
     found: dict[str, float] = {}
     if ply.info is not None:
         for name in ("score", "depth", "nodes"):
             value = getattr(ply.info, name)
             if value is not None and math.isfinite(float(value)):
                 found[name] = float(value)
-    for word in (ply.comment or "").split():
+    texts = (ply.info.comment if ply.info is not None else None, ply.comment)
+    for word in " ".join(text for text in texts if text).split():
         name, equals, text = word.partition("=")
         if equals and name and len(name) <= MAX_NAME_CHARS and (value := _number(text)) is not None:
             found.setdefault(name, value)
