@@ -14,7 +14,10 @@ imperfect information where the game hides some (The Tree), explicit stochastic 
 where it has chance (The Tree's deal, one tile per chance node; Roots' dice, one roll
 per chance node), deterministic otherwise. States clone, serialise and replay
 through OpenSpiel's own machinery; observation tensors are the codec's vectors, with
-the codec's named pieces as the observer's `dict`.
+the codec's named pieces as the observer's `dict`. Information state tensors are the
+observation's for the perfect-information games, and for The Tree the observation and
+what the seat recalls (arena/rl/infostate.py); a resampled state of The Tree carries
+a whole history that agrees with the seat's information state.
 """
 
 from __future__ import annotations
@@ -22,10 +25,13 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import numpy as np
+
 from arena import games
 from arena.games import CHANCE, GAMES, TERMINAL
+from arena.rl import infostate
 from arena.rl.bridge import Bridge, Position
-from arena.rl.spec import RLError, Tensor, missing
+from arena.rl.spec import Pieces, RLError, Tensor, missing
 
 try:
     import pyspiel
@@ -67,7 +73,7 @@ def _game_type(game_id: str, players: int | None) -> Any:
         max_num_players=game.max_seats,
         min_num_players=game.min_seats,
         provides_information_state_string=True,
-        provides_information_state_tensor=False,
+        provides_information_state_tensor=True,
         provides_observation_string=True,
         provides_observation_tensor=True,
         parameter_specification=_parameters(game_id),
@@ -174,34 +180,112 @@ class ArenaState(pyspiel.State):
         return self.position.codec.playout_cutoff
 
     def resample_from_infostate(self, player_id: int, probability_sampler: Any = None) -> ArenaState:
-        """A state the seat cannot tell from this one (its observation alone), drawn
-        with Python's random generator seeded from `probability_sampler` when it is an
-        int; the history is not kept (the state starts from the resampled position)."""
-        seed = probability_sampler if isinstance(probability_sampler, int) else None
-        twin = ArenaState(self.get_game(), self.position.resample(player_id, random.Random(seed)))
+        """A state `player_id` cannot tell from this one, with a whole history: for The
+        Tree the same actions after a deal drawn among those that agree with everything
+        the seat saw (arena/rl/infostate.py), so the information state string is the
+        same and the state pickles, serialises and clones; for a perfect-information
+        game a clone (for another game with hidden information, its codec's
+        `resample`: a position without a history, which does not pickle).
+        `probability_sampler`: an int seeds the draw; a callable
+        (OpenSpiel's `UniformProbabilitySampler`, as ISMCTSBot passes) is called once
+        and its value in [0, 1) seeds it; None draws from a fresh generator."""
+        if self.seen is None:
+            clone: ArenaState = self.clone()
+            return clone
+        rng = sampler_rng(probability_sampler)
+        position = self.position
+        if position.codec.game_id != infostate.GAME_ID:
+            return ArenaState(self.get_game(), position.resample(player_id, rng))
+        game: ArenaGame = self.get_game()
+        twin = game.new_initial_state()
+        for index in _resampled_ids(position, player_id, rng):
+            twin.apply_action(index)
         return twin
 
     def __str__(self) -> str:
         return self.position.describe()
 
 
+def sampler_rng(probability_sampler: Any) -> random.Random:
+    """The generator a resampling draws from: seeded by an int, or by one value of a
+    callable sampler (scaled from [0, 1) to 53 bits), or fresh (seeded by the OS)."""
+    if isinstance(probability_sampler, int) and not isinstance(probability_sampler, bool):
+        return random.Random(probability_sampler)
+    if probability_sampler is None:
+        return random.Random()
+    if callable(probability_sampler):
+        return random.Random(int(float(probability_sampler()) * (1 << 53)))
+    raise RLError("probability_sampler must be an int seed, a callable or None, "
+                  f"not {type(probability_sampler).__name__}")
+
+
+def _resampled_ids(position: Position, seat: int, rng: random.Random) -> list[int]:
+    """The ids from the start of a history the seat cannot tell from this one's: a
+    resampled deal (or, during the deal, other tiles dealt so far) and the same
+    actions after it."""
+    codec = position.codec
+    actions = infostate.actions_from_start(position.log)
+    if not actions:
+        return infostate.partial_deal(len(position.partial), rng)
+    deal = infostate.resample_deal(tuple(actions), codec.seats, seat, rng)
+    ids = list(codec.chance.encode(position.state, deal))
+    for action in actions[1:]:
+        ids.extend(codec.path(action))
+    return ids + list(position.pending)
+
+
+_Seen = tuple[Position | None, object, tuple[int, ...], dict[int, Tensor]]
+_last: _Seen = (None, None, (), {})
+"""The last position's observation vectors by seat: OpenSpiel asks for the same one
+several times (random_sim_test thrice per seat and state, and an information state
+tensor holds the observation)."""
+
+
+def _observation(position: Position) -> dict[int, Tensor]:
+    """The vectors made so far of this position (empty when it moved on)."""
+    global _last
+    seen = _last
+    if position.log is None:
+        return {}
+    if seen[0] is not position or seen[1] is not position.log or seen[2] != position.pending:
+        seen = _last = (position, position.log, position.pending, {})
+    return seen[3]
+
+
+def observation_tensor(position: Position, player: int) -> Tensor:
+    """The seat's observation vector, made once per position and seat in a row."""
+    made = _observation(position)
+    tensor = made.get(player)
+    if tensor is None:
+        tensor = made[player] = np.array(position.tensor(player), np.float32)
+    return tensor
+
+
 class Observer:
-    """OpenSpiel's observer protocol: `tensor` and `dict` (the codec's named pieces)
-    set by `set_from`, and a string per seat. The perfect-recall observer (information
-    states) gives a string only: every action as the seat saw it."""
+    """OpenSpiel's observer protocol: `tensor` and `dict` (named pieces) set by
+    `set_from`, and a string per seat. The plain observer gives the codec's
+    observation; the perfect-recall one (information states) gives every action as the
+    seat saw it as its string, and as its tensor the observation, with what the seat
+    recalls beyond it for The Tree (arena/rl/infostate.py)."""
 
     def __init__(self, bridge: Bridge, perfect_recall: bool) -> None:
         self.perfect_recall = perfect_recall
-        self.tensor: Tensor | None
-        if perfect_recall:
-            self.tensor = None
-            self.dict: dict[str, Tensor] = {}
-        else:
-            self.tensor, self.dict = bridge.codec.pieces.zeros()
+        codec = bridge.codec
+        self.recalls = perfect_recall and codec.game_id == infostate.GAME_ID
+        self.pieces: Pieces = infostate.pieces(codec.pieces, codec.seats) if self.recalls else codec.pieces
+        self.tensor, self.dict = self.pieces.zeros()
+        self.size = codec.pieces.size
 
     def set_from(self, state: ArenaState, player: int) -> None:
-        if self.tensor is not None:
-            self.tensor[:] = state.position.tensor(player)
+        position = state.position
+        if not self.recalls:
+            self.tensor[:] = observation_tensor(position, player)
+            return
+        self.tensor.fill(0.0)
+        self.tensor[:self.size] = observation_tensor(position, player)
+        actions = infostate.actions_from_start(position.log)
+        if actions:
+            infostate.fill(self.dict, infostate.read(tuple(actions), position.codec.seats, player))
 
     def string_from(self, state: ArenaState, player: int) -> str:
         if not self.perfect_recall:
