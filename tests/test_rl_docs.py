@@ -83,3 +83,8 @@ def test_the_bot_built_on_a_bridge_position_plays_through_the_referee(tmp_path: 
     assert result.exit_code == 0, result.output
     records = read_record_file(out)
     assert len(records) == 2 and all(r.tags["Termination"] == "normal" for r in records), [r.tags for r in records]
+
+
+def test_the_ismcts_example_plays_the_tree(tmp_path: Path) -> None:
+    scores = eval(run_python(block("ismcts"), tmp_path))  # the list it prints
+    assert len(scores) == 2 and all(s in (-1.0, 0.0, 1.0) for s in scores)
