@@ -37,7 +37,8 @@ def test_a_generic_pgn_reader_lists_every_game_with_its_seven_tags(tmp_path: Pat
     two = headers[:2]
     assert [(t["White"], t["Black"]) for t in two] == [("random", "greedy"), ("greedy", "random")]
     assert [t["Result"] for t in two] == [pgn_result((int(t["Ranks"][0]), int(t["Ranks"][2]))) for t in two]
-    assert headers[2]["Result"] == "*" and headers[2]["White"] == "?"
+    assert (headers[2]["White"], headers[2]["Black"], headers[2]["Result"]) == ("random", "random-2:random-3", "*")
+    assert headers[2]["Places"].startswith("1st ")
     text = out.read_text()
     for game in text.split("\n\n[Event")[1:]:
         assert game.rstrip().split()[-1] in ("1-0", "0-1", "1/2-1/2", "*")

@@ -9,7 +9,7 @@ arena.records.syntax, so that every record the writer accepts reads back equal.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -19,13 +19,14 @@ from arena.games.base import CHANCE, TERMINAL, GameError, State
 from arena.records.syntax import COMMENT_CAP as COMMENT_CAP  # the comment's rules, known here too
 from arena.records.syntax import cap_comment as cap_comment
 from arena.records.syntax import info_text as info_text
+from arena.termination import Termination
 from protocol.messages import Info
 
 STANDARD_TAGS: Final = (
     "Event", "Site", "Date", "Round", "White", "Black", "Result", "Game", "Options", "Seats",
     # Player0 .. PlayerN-1 go here, by seat number
-    "Seed", "Cycle", "Rotation", "BotSeeds", "TimeControl", "Ranks", "Scores", "Termination", "TerminationDetail",
-    "Plies",
+    "Seed", "Cycle", "Rotation", "BotSeeds", "TimeControl", "Ranks", "Places", "Scores", "Termination",
+    "TerminationDetail", "Plies",
 )
 """The writer's tag order; Player tags follow Seats, any other tag comes last."""
 
@@ -40,6 +41,35 @@ def pgn_result(ranks: tuple[int, ...] | None) -> str:
     if ranks[0] == ranks[1]:
         return "1/2-1/2"
     return "1-0" if ranks[0] < ranks[1] else "0-1"
+
+
+SIDE_SEPARATOR: Final = ":"
+"""Between the names of several players on one side of PGN's White or Black tag, as
+PGN writes a consultation game's ("A:B")."""
+
+
+def pgn_sides(names: Sequence[str]) -> tuple[str, str]:
+    """PGN's White and Black for any number of seats, so that a PGN tool's game list
+    names every player: White is seat 0, Black seat 1, and with more seats Black holds
+    seats 1 to N-1 joined as PGN joins several players of a side ("random:mcts");
+    "?" (unknown, as PGN writes it) where there is no one."""
+    white = names[0] if names else "?"
+    black = SIDE_SEPARATOR.join(names[1:]) if len(names) > 1 else "?"
+    return white, black
+
+
+def ordinal(place: int) -> str:
+    """1st, 2nd, 3rd, 4th, ..., 11th, 12th, 13th, 21st."""
+    suffix = "th" if 10 <= place % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(place % 10, "th")
+    return f"{place}{suffix}"
+
+
+def format_places(names: Sequence[str], ranks: Sequence[int]) -> str:
+    """The Places tag: every player with its place, first to last, as people read a
+    result that PGN's Result cannot hold ("1st greedy, 2nd mcts, 3rd random"; tied
+    players share the better place, in seat order: "1st a, 1st c, 3rd b")."""
+    order = sorted(range(len(ranks)), key=lambda seat: (ranks[seat], seat))
+    return ", ".join(f"{ordinal(ranks[seat])} {names[seat] if seat < len(names) else '?'}" for seat in order)
 
 
 
@@ -116,6 +146,18 @@ class GameRecord:
     def ranks(self) -> tuple[int, ...] | None:
         text = self.tags.get("Ranks")
         return None if text is None else parse_ranks(text)
+
+    @property
+    def places(self) -> str | None:
+        """Who came where ("1st greedy, 2nd mcts, 3rd random"): the Places tag, else made
+        from the Player and Ranks tags (a record of two seats, or one written before the
+        tag existed); None without Ranks, and for a void game (its ranks are no result)."""
+        if "Places" in self.tags:
+            return self.tags["Places"]
+        ranks = self.ranks
+        if ranks is None or self.termination == Termination.INFRASTRUCTURE_ERROR:
+            return None
+        return format_places(self.players, ranks)
 
     @property
     def scores(self) -> tuple[float, ...] | None:

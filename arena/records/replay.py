@@ -18,6 +18,7 @@ from arena.records.record import (
     Ply,
     ReplayError,
     apply_ply,
+    format_places,
     format_ranks,
     format_scores,
     initial_state,
@@ -132,15 +133,20 @@ def _check_result(record: GameRecord, state: State, problem: _Report) -> None:
 
 
 def _check_pgn_result(record: GameRecord, problem: _Report) -> None:
-    """The PGN Result tag, where there is one, says what the Ranks say."""
+    """The PGN Result tag and the Places tag, where there are, say what the Ranks say."""
     result = record.tags.get("Result")
     try:
         ranks = record.ranks
     except ValueError:
         return  # said already
-    if result is not None and ranks is not None and result not in ("*", pgn_result(ranks)):
+    if ranks is None:
+        return
+    if result is not None and result not in ("*", pgn_result(ranks)):
         problem(None, f"Result tag {result} does not match Ranks {record.tags['Ranks']} (it would be "
                       f"{pgn_result(ranks)})")
+    places = record.tags.get("Places")
+    if places is not None and places != (expected := format_places(record.players, ranks)):
+        problem(None, f"Places tag {places!r} does not match the Player and Ranks tags (it would be {expected!r})")
 
 
 def _check_normal_result(record: GameRecord, state: State, problem: _Report) -> None:

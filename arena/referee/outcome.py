@@ -10,7 +10,7 @@ from datetime import date
 
 from arena.games.base import Game, competition_ranks
 from arena.process.faults import SeatFault
-from arena.records.record import GameRecord, Ply, format_ranks, format_scores, pgn_result
+from arena.records.record import GameRecord, Ply, format_places, format_ranks, format_scores, pgn_result, pgn_sides
 from arena.referee.seeds import cycle_seed
 from arena.termination import Termination
 from arena.timecontrol import TimeControl
@@ -113,17 +113,20 @@ def fault_detail(faults: list[SeatFault], names: list[str]) -> str:
 def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores: tuple[float, ...] | None,
               termination: Termination, detail: str, plies: int) -> dict[str, str]:
     """The record's tag pairs, in the standard order. PGN's Seven Tag Roster is always
-    there (Site is "?", unknown, as PGN writes it; White and Black name seats 0 and 1 of
-    a 2-seat game; Result is 1-0, 0-1 or 1/2-1/2 with two seats, else `*`), so generic
-    PGN tools list the games."""
+    there, so generic PGN tools list the games: Site is "?", unknown, as PGN writes it;
+    White names seat 0 and Black the others (`pgn_sides`); Result is 1-0, 0-1 or
+    1/2-1/2 with two seats, else `*`, and then (3+ seats, not void) Places says who
+    came where (docs/records.md, "The Seven Tag Roster for N seats")."""
+    void = termination == Termination.INFRASTRUCTURE_ERROR
+    white, black = pgn_sides(names)
     tags = {
         "Event": setup.event,
         "Site": "?",
         "Date": date.today().strftime("%Y.%m.%d"),
         "Round": setup.round,
-        "White": names[0] if len(names) == 2 else "?",
-        "Black": names[1] if len(names) == 2 else "?",
-        "Result": pgn_result(ranks if termination != Termination.INFRASTRUCTURE_ERROR else None),
+        "White": white,
+        "Black": black,
+        "Result": pgn_result(None if void else ranks),
         "Game": setup.game.id,
         "Options": ",".join(f"{k}={v}" for k, v in setup.options.items()),
         "Seats": str(len(names)),
@@ -143,6 +146,8 @@ def game_tags(setup: GameSetup, names: list[str], ranks: tuple[int, ...], scores
         tags["Opening"] = setup.opening_name or (f"random {setup.random_opening}" if setup.random_opening else
                                                  " ".join(setup.opening))
     tags["Ranks"] = format_ranks(ranks)
+    if len(names) > 2 and not void:
+        tags["Places"] = format_places(names, ranks)
     if scores is not None:
         tags["Scores"] = format_scores(scores)
     tags["Termination"] = str(termination)

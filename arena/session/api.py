@@ -1,7 +1,8 @@
 """The arena as a library: play a match between bots (`play`), or a two-bot match in
 pairs with an SPRT (`match`), each with an async twin for code that runs its own Trio
 loop. They check what they are given as `arena play` and `arena match` do (SetupError,
-before any bot starts), play through the same referee and sandbox, and return typed
+before any bot starts, also for the mistakes lower layers name in errors of their own:
+`as_setup_error`), play through the same referee and sandbox, and return typed
 results: MatchResult holds every game's GameOutcome (record, ranks, scores, faults).
 docs/library.md shows them at work.
 
@@ -29,7 +30,7 @@ from arena.session.inprocess import PythonBot, seat_python_bots
 from arena.session.paired import PairedResult, prepare_pairs
 from arena.session.request import MatchRequest, PreparedMatch, prepare_match
 from arena.session.runner import play_prepared, run_sync
-from arena.session.setup import SetupError
+from arena.session.setup import SetupError, as_setup_error
 from arena.stats.sprt import SprtParameters
 from arena.timecontrol import Time, TimeControl, time_control
 
@@ -80,16 +81,17 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
     `concurrency` plays that many seat rotations at once, each on a table of its own
     bots (the result keeps the games in match order). A Python bot (an object with
     `act`) plays in this process, without a sandbox."""
-    request = _request(game, bots, games=games, seed=seed, time=time, out=out, options=options, bot_seed=bot_seed,
-                       limits=limits, sandbox=sandbox, log_dir=log_dir, event=event, deals=deals, openings=openings,
-                       random_opening=random_opening)
-    _check_concurrency(concurrency)
-    prepared = prepare_match(request, _warn)
-    try:
-        _note_concurrency(concurrency, prepared)
-        return await play_prepared(prepared, _each_game(on_game), concurrency=concurrency)
-    finally:
-        _tidy(prepared)
+    with as_setup_error():
+        request = _request(game, bots, games=games, seed=seed, time=time, out=out, options=options,
+                           bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=log_dir, event=event, deals=deals,
+                           openings=openings, random_opening=random_opening)
+        _check_concurrency(concurrency)
+        prepared = prepare_match(request, _warn)
+        try:
+            _note_concurrency(concurrency, prepared)
+            return await play_prepared(prepared, _each_game(on_game), concurrency=concurrency)
+        finally:
+            _tidy(prepared)
 
 
 async def match_async(game: str, baseline: BotName, candidate: BotName, *, games: int = 1000,
@@ -109,19 +111,20 @@ async def match_async(game: str, baseline: BotName, candidate: BotName, *, games
     in `out` + ".sqlite" as they end, and the same call plays only those not stored.
     `openings` and `random_opening` as for `play`: each pair starts from the next
     opening. A bot may be a Python object with `act`, as for `play`."""
-    request = _request(game, [baseline, candidate], games=games, seed=seed, time=time, out=out, options=options,
-                       bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=None, event=event, deals=deals,
-                       openings=openings, random_opening=random_opening)
-    _check_concurrency(concurrency)
-    paired = prepare_pairs(request, concurrency, sprt, _warn)
-    try:
-        _note_concurrency(concurrency, paired.match)
-        for note in paired.notes:
-            _warn(note)
-        result = await paired.play(on_game)
-    finally:
-        paired.close()
-        _tidy(paired.match)
+    with as_setup_error():
+        request = _request(game, [baseline, candidate], games=games, seed=seed, time=time, out=out, options=options,
+                           bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=None, event=event, deals=deals,
+                           openings=openings, random_opening=random_opening)
+        _check_concurrency(concurrency)
+        paired = prepare_pairs(request, concurrency, sprt, _warn)
+        try:
+            _note_concurrency(concurrency, paired.match)
+            for note in paired.notes:
+                _warn(note)
+            result = await paired.play(on_game)
+        finally:
+            paired.close()
+            _tidy(paired.match)
     return PairedResult(result, paired.stats, sprt, paired.decision)
 
 

@@ -7,7 +7,8 @@ the command line and the library (arena.session.api) share these checks word for
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,17 +20,35 @@ from arena.games.base import Game, State
 from arena.lazy import public
 from arena.league.registry import Registry, RegistryError, find_registry
 from arena.people.seat import Person
+from arena.process.botfolder import BotFolderError
 from arena.process.botnames import BotNameError, resolve_bot
 from arena.process.spec import BotSpec, Limits
 from arena.referee.openings import Opening, OpeningError, load_openings
 from arena.referee.seeds import derived_bot_seed
-from arena.timecontrol import BASES, Basis, TimeControl
+from arena.timecontrol import BASES, Basis, TimeControl, TimeControlError
 
 
 @public
 class SetupError(ArenaError, ValueError):
     """A mistake in what was asked for (a game, option, bot, time or file); nothing was
     played. The message names the problem and the fix."""
+
+
+SETUP_MISTAKES = (BotFolderError, TimeControlError)
+"""Errors of lower layers that are mistakes in what was asked for, found before any
+bot starts: a bot's folder that would hold the arena's output or lacks a file its
+command names (arena.process, below this layer, cannot raise SetupError itself), and a
+time control that is not one."""
+
+
+@contextmanager
+def as_setup_error() -> Iterator[None]:
+    """The library's door: a SETUP_MISTAKES error comes out as the SetupError
+    docs/library.md promises, with the same message."""
+    try:
+        yield
+    except SETUP_MISTAKES as exc:
+        raise SetupError(str(exc)) from None
 
 
 def load_game(game_id: str) -> Game:
