@@ -82,7 +82,8 @@ def test_arena_match_prints_both_reports_and_its_json_holds_them() -> None:
     result = run_cli_cleanly(*args, "--report-every", "2", env={"COLUMNS": "80"})
     assert result.exit_code == 0, result.output
     lines = result.output.splitlines()
-    assert sum(line.startswith("greedy vs random: ") for line in lines) == 2 + 1  # pairs 2 and 4, then the report
+    assert sum(line.startswith("greedy's Elo ") and len(line) <= 80 for line in lines) == 2  # pairs 2 and 4, 80 columns
+    assert sum(line.startswith("greedy vs random: ") for line in lines) == 1  # the report's whole line
     assert "Results of greedy vs random (0.5/move):" in lines
     score = next(line for line in lines if line.startswith("Score of greedy vs random: "))
     wins, _, losses, _, draws = score.split(": ")[1].split()[:5]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,18 +25,22 @@ from arena.referee.match import MatchResult
 from arena.session.request import PreparedMatch, isolation_notes
 from arena.session.runner import ERRORS_LOG, settle_logs, void_games
 
+WORD = re.compile(r"\S+(?: ± \S+)?")
+"""What a table's cell must not be wrapped within: a word, or a rating with its error (`+35 ± 20`)."""
+
 
 def uncut(table: Table, width: int) -> Table:
     """A table that no terminal cuts: no column narrower than its longest word (a header
     such as "decisions/s" or "OpenSkill", a cell such as "time-out"), words longer than
-    that folded rather than cut; and when the table would not fit `width` so, drawn
+    that folded rather than cut, a rating with its error (`+35 ± 20`) kept whole as one
+    word; and when the table would not fit `width` so, drawn
     without vertical rules or padding (a space between columns). A column already set
     to fold keeps its own minimum width (a long bot name may be folded)."""
     needed = 1
     for column in table.columns:
         if column.overflow != "fold":
             cells = [column.header, *column.cells]
-            words = [len(word) for cell in cells for word in _plain(cell).split()]
+            words = [len(word) for cell in cells for word in WORD.findall(_plain(cell))]
             column.min_width = max(column.min_width or 0, *words, 1)
             column.overflow = "fold"
         needed += (column.min_width or 1) + 3

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import contextlib
 import sys
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Annotated, Literal
 
@@ -15,7 +17,7 @@ from rich.markup import escape
 from arena.cli.common import arena_errors, console, errors, fail, warn, warn_isolation
 from arena.errors import ArenaError
 from arena.league.config import League, LeagueFileError, load_league
-from arena.league.live import LiveLeagueView
+from arena.league.live import LiveLeagueView, PlainProgress, progress_line
 from arena.league.standings import rich_tables, time_out_warnings, to_csv, to_json, to_markdown
 from arena.referee.scheduling import allowed_cores, concurrency_refusal
 from arena.session.league import LeagueSession, league_standings
@@ -31,6 +33,13 @@ league_app = typer.Typer(
 LeagueFileArg = Annotated[Path, typer.Argument(metavar="LEAGUE.toml", help="The league file.")]
 HostArg = Annotated[str, typer.Option(
     "--host", help="Where the live page listens: 127.0.0.1 (this machine only) unless you mean to share it.")]
+
+
+REPORT_EVERY = 10
+"""Games between two plain progress lines of a league whose output is not a terminal."""
+
+REPORT_EVERY_S = 60.0
+"""Seconds after which a plain progress line is printed even if fewer games ended."""
 
 
 def load(path: Path) -> League:
@@ -60,6 +69,10 @@ def run_command(
     affinity: Annotated[bool, typer.Option(
         "--affinity", help="Pin each table's bots to cores of their own (as the league file's `affinity = true`).")]
     = False,
+    report_every: Annotated[int, typer.Option(
+        "--report-every", metavar="N", min=1,
+        help="When the output is not a terminal (a log file): a progress line (games done, elapsed, ETA, the "
+        "leaders) after every N games, and at least once a minute.")] = REPORT_EVERY,
 ) -> None:
     """Run (or resume) the league: every scheduled game not yet stored is played.
 
@@ -74,17 +87,19 @@ def run_command(
         league.cluster = cluster
     league.affinity = league.affinity or affinity
     unfinished = run_league(league, quiet, resume_hint=f"arena league run {path}", page=page,
-                            force_concurrency=force_concurrency)
+                            force_concurrency=force_concurrency, report_every=report_every)
     print_tables(league, "table")
     if unfinished:
         raise fail(unfinished, 1)
 
 
 def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, int] | None = None,
-               force_concurrency: bool = False) -> str:
-    """Play the league's pending games with a live view; Ctrl-C reports what is kept.
-    Returns what keeps the league from being complete ("" when it is). A concurrency
-    above this machine's cores on the wall basis is refused unless forced."""
+               force_concurrency: bool = False, report_every: int = REPORT_EVERY) -> str:
+    """Play the league's pending games with a live view (or, when the output is not a
+    terminal, a line per game and a progress line every `report_every` games or
+    minute); Ctrl-C reports what is kept. Returns what keeps the league from being
+    complete ("" when it is). A concurrency above this machine's cores on the wall
+    basis is refused unless forced."""
     check_concurrency(league, force_concurrency)
     for warning in league.warnings:
         warn(warning)
@@ -107,7 +122,7 @@ def run_league(league: League, quiet: bool, resume_hint: str, page: tuple[str, i
             console.print(f"resuming {league.name}: {progress.done} of {progress.total} games already played")
         with arena_errors():
             session.connect(lambda text: console.print(text, highlight=False))
-        _play(session, quiet, resume_hint, page)
+        _play(session, quiet, resume_hint, page, report_every)
         return session.unfinished()
 
 
@@ -128,19 +143,31 @@ def check_concurrency(league: League, force: bool) -> None:
          "a core may lose on time")
 
 
-def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str, int] | None) -> None:
-    """The league's games under a live view (or a line per game), its page beside them."""
+def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str, int] | None,
+          report_every: int = REPORT_EVERY) -> None:
+    """The league's games under a live view (or a line per game and a progress line now
+    and then, for a log file), its page beside them."""
     league, progress = session.league, session.runner.progress
     live_view = console.is_terminal and not quiet
+    plain: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
     if not live_view and not quiet:
         printed = [progress.news]
+        due = PlainProgress(report_every, REPORT_EVERY_S)
+        lock = threading.Lock()
+
+        def print_progress() -> None:
+            with lock:
+                if due.due(progress.done):
+                    console.print(progress_line(league, progress), highlight=False)
 
         def print_new() -> None:
             if progress.news != printed[0]:
                 printed[0] = progress.news
                 console.print(f"[{progress.done}/{progress.total}] {progress.latest[-1]}", highlight=False)
+                print_progress()
 
         session.runner.on_change = print_new
+        plain = _every_second(print_progress)
 
     def announce(url: str) -> None:
         console.print(f"[bold]live page: {url}[/] (read-only; `arena serve` shows it after the league too)",
@@ -148,7 +175,7 @@ def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str
 
     try:
         with Live(LiveLeagueView(league, progress), console=console, refresh_per_second=4) if live_view \
-                else contextlib.nullcontext():
+                else plain:
             run_sync(lambda: session.run(page, announce), stop_on_signals=True)
     except KeyboardInterrupt:
         raise fail(
@@ -162,6 +189,25 @@ def _play(session: LeagueSession, quiet: bool, resume_hint: str, page: tuple[str
     except OSError as exc:
         raise fail(f"cannot write to {league.output}: {exc.strerror or exc}; the games stored so far are kept: "
                    f"fix it and run `{resume_hint}` to resume") from None
+
+
+@contextlib.contextmanager
+def _every_second(tick: Callable[[], None]) -> Iterator[None]:
+    """Call `tick` once a second from a thread of its own while the block runs (a
+    progress line is due by the clock even while no game ends)."""
+    stop = threading.Event()
+
+    def loop() -> None:
+        while not stop.wait(1.0):
+            tick()
+
+    thread = threading.Thread(target=loop, name="league-progress", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 @league_app.command("serve")

@@ -171,8 +171,9 @@ def _resuming(paired: PairedMatch) -> None:
 
 def _play(paired: PairedMatch, quiet: bool, ended: list[GameOutcome], report_every: int = 1) -> MatchResult:
     """Play the pairs with a progress bar, a rating line every `report_every` completed
-    pairs and one per game ended on time (who and by how much); `ended` gets the games
-    as they end."""
+    pairs (fitted to the terminal's width: the whole line is the final report's) and
+    one per game ended on time (who and by how much); `ended` gets the games as they
+    end."""
     progress = Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                         TextColumn("ETA"), TimeRemainingColumn(), console=console, transient=True,
                         disable=quiet or not console.is_terminal)
@@ -181,14 +182,16 @@ def _play(paired: PairedMatch, quiet: bool, ended: list[GameOutcome], report_eve
 
     def pair_done(stats: PairStats) -> None:
         if not quiet and (stats.pairs % report_every == 0 or paired.decision is not None):
-            progress.console.print(describe_stats(stats, paired.sprt, names), highlight=False)
+            line = MatchElo(names[1], names[0], stats).fitted_line(progress.console.width, paired.sprt)
+            progress.console.print(line, highlight=False)
 
     def game_done(outcome: GameOutcome) -> None:
         ended.append(outcome)
         if not quiet and outcome.termination == Termination.TIME_OUT:
             tags = outcome.record.tags
             progress.console.print(f"game {tags.get('Round', '?')} ({tags.get('White', '?')} vs "
-                                   f"{tags.get('Black', '?')}): [{termination_text(outcome)}]", highlight=False)
+                                   f"{tags.get('Black', '?')}): [{termination_text(outcome)}]", highlight=False,
+                                   soft_wrap=False)  # wrapped at the terminal's width, a log's 80 columns
         progress.advance(task)
 
     try:

@@ -20,6 +20,7 @@ import typer
 
 from arena.errors import excerpt
 from arena.process.spec import DEFAULT_CPUS, DEFAULT_MEMORY_MB, DEFAULT_PROCESSES, DEFAULT_SCRATCH_MB, Limits
+from arena.referee.openings import OpeningOrder
 from arena.referee.player import Timing
 from arena.referee.seeds import MAX_SEED, Deals
 from arena.session.request import MatchRequest
@@ -169,6 +170,14 @@ OpeningsArg = Annotated[Path | None, typer.Option(
 RandomOpeningArg = Annotated[int, typer.Option(
     "--random-opening", min=0, max=1000, metavar="N",
     help="Start each seat rotation from its own N plies drawn at random from the legal actions (with the seed).")]
+OpeningsOrderArg = Annotated[OpeningOrder, typer.Option(
+    "--openings-order", metavar="ORDER",
+    help="sequential: the openings in the file's order; random: shuffled with the match's seed, so the same seed "
+    "gives the same order (fastchess -openings order=random).")]
+OpeningsStartArg = Annotated[int, typer.Option(
+    "--openings-start", min=1, metavar="N",
+    help="The first seat rotation takes the Nth opening (1-based, after the shuffle with --openings-order random), "
+    "the next one the N+1th... (fastchess -openings start=N).")]
 JsonArg = Annotated[bool, typer.Option(
     "--json", help="Print one JSON document on stdout (results, faults, figures) and nothing else there; "
     "progress and messages go to stderr.")]
@@ -283,6 +292,8 @@ class Openings:
     PANEL: ClassVar[str] = "Openings"
 
     openings: OpeningsArg = None
+    openings_order: OpeningsOrderArg = "sequential"
+    openings_start: OpeningsStartArg = 1
     random_opening: RandomOpeningArg = 0
 
 
@@ -324,4 +335,5 @@ def match_request(options: MatchGroups, bots: list[str], **more: Any) -> MatchRe
                         timing=times.timing(), time_basis=times.basis(),
                         limits=options.setup.limits(),
                         registry=options.setup.bots_file, openings=book.openings, random_opening=book.random_opening,
+                        openings_order=book.openings_order, openings_start=book.openings_start,
                         ro_paths=tuple(options.setup.ro or ()), **more)

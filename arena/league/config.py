@@ -24,7 +24,7 @@ from arena.league.model import Anchor, League
 from arena.league.registry import Registry, RegistryError, find_registry
 from arena.process.botnames import BotNameError, resolve_bot
 from arena.process.spec import BotSpec, LimitError, Limits, with_limits
-from arena.referee.openings import Opening, OpeningError, load_openings
+from arena.referee.openings import Opening, OpeningError, arrange_openings, check_order, load_openings
 from arena.referee.player import Timing
 from arena.referee.scheduling import allowed_cores
 from arena.referee.seeds import MAX_SEED
@@ -190,17 +190,33 @@ def resolve_limits(key: str, given: LimitsSection | BotEntry, base: Limits) -> L
 
 
 def _openings(raw: LeagueFile, base: Path, game: Game, seats: int, options: dict[str, str]) -> tuple[Opening, ...]:
-    """The league's openings file, checked against its game and seat count."""
+    """The league's openings file, checked against its game and seat count, in the order
+    its seat rotations take them (`openings_order`, shuffled with the league's seed, and
+    `openings_start`, as fastchess's order= and start=): the league's identity holds
+    that order, so a resumed league that changes either is refused."""
     _check_range("random_opening", raw.random_opening, 0, 1000)
+    order = raw.openings_order
+    start = raw.openings_start
     if raw.openings is None:
+        if order != "sequential" or start != 1:
+            raise LeagueFileError("openings_order and openings_start arrange the openings of a file: add "
+                                  'openings = "FILE" (or "shipped")')
         return ()
     if raw.random_opening:
         raise LeagueFileError("openings and random_opening: give one of them, not both")
     _check_text("openings", raw.openings)
     try:
-        return tuple(load_openings(base / raw.openings, game, seats, options))
+        book = load_openings(base / raw.openings, game, seats, options)
     except OpeningError as exc:
         raise LeagueFileError(f"openings: {exc}") from None
+    try:
+        check_order(order)
+    except OpeningError as exc:
+        raise LeagueFileError(f"openings_order: {exc}") from None
+    try:
+        return arrange_openings(book, order, start, raw.seed)
+    except OpeningError as exc:
+        raise LeagueFileError(f"openings_start: {exc}") from None
 
 
 def _cluster_address(address: str | None, base: Path) -> str | None:

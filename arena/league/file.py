@@ -80,6 +80,8 @@ class LeagueFile(msgspec.Struct, forbid_unknown_fields=True, frozen=True):
     registry: str | None = None
     log_protocol: bool = False
     openings: str | None = None
+    openings_order: str = "sequential"
+    openings_start: int = 1
     random_opening: int = 0
     deals: Deals = "duplicate"
     event: str | None = None

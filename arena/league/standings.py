@@ -257,7 +257,8 @@ def rich_tables(standings: Standings, title: str) -> tuple[Table, Table]:
 
 def terminal_leaderboard(standings: Standings, most_rows: int | None = None) -> Table:
     """The leaderboard as a terminal table (the first `most_rows` rows), readable at 80
-    columns (see rich_tables)."""
+    columns (see rich_tables): a rating cell (`+35 ± 20`) is never wrapped, the other
+    columns give way first."""
     header, lines = leaderboard_rows(standings)
     lines = lines[:most_rows] if most_rows is not None else lines
     board = Table(box=box.SIMPLE_HEAD, padding=0, pad_edge=False)
@@ -266,7 +267,7 @@ def terminal_leaderboard(standings: Standings, most_rows: int | None = None) -> 
         rating = column.endswith("(95%)")
         widest = max(len(cell) if rating and cell is not cells[0] else _longest_word(cell) for cell in cells)
         board.add_column(cells[0], justify="left" if column == "bot" else "right", overflow="fold",
-                         min_width=min(widest, NAME_WIDTH) if column == "bot" else widest)
+                         min_width=min(widest, NAME_WIDTH) if column == "bot" else widest, no_wrap=rating)
     for line in lines:
         board.add_row(*line)
     return board

@@ -6,7 +6,8 @@ by spaces (an action with spaces in it in double quotes), optionally after the f
 `game=ID` and `seats=N`; blank lines and lines starting with `#` are skipped (format:
 docs/openings.md). `--random-opening N` instead draws the first N plies uniformly from
 the legal actions with the game's seed. A match or league plays each opening once per
-seat rotation, so every bot plays it from every seat."""
+seat rotation, so every bot plays it from every seat: in the file's order, or shuffled
+with the match's seed (fastchess's `order=random`), from the `start`th (`start=N`)."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Literal
 
 from arena.errors import ArenaError, excerpt
 from arena.files import unreadable
@@ -117,6 +119,37 @@ def _check_playable(actions: Sequence[str], game: Game, seats: int, options: dic
             raise OpeningError(f"{where}: ply {ply}: {exc}") from None
     if state.is_terminal():
         raise OpeningError(f"{where}: the opening ends the game; an opening must leave moves to play")
+
+
+OpeningOrder = Literal["sequential", "random"]
+ORDERS: tuple[OpeningOrder, ...] = ("sequential", "random")
+
+
+def check_order(order: str) -> OpeningOrder:
+    """An order as given (a league file's or the library's text), checked."""
+    for known in ORDERS:
+        if order == known:
+            return known
+    raise OpeningError(f"{excerpt(order)} is not an order of openings; write sequential (the file's order) or "
+                       "random (shuffled with the match's seed)")
+
+
+def arrange_openings(book: Sequence[Opening], order: str, start: int, seed: int) -> tuple[Opening, ...]:
+    """The openings in the order the seat rotations take them, as fastchess's `order=`
+    and `start=`: the book as written (sequential) or shuffled by the match's `seed`
+    (random: the same seed, the same order, so a resumed match keeps it), then begun
+    at its `start`th opening (1-based), the ones before it coming after the last."""
+    chosen = check_order(order)
+    if not book:
+        return ()
+    if not 1 <= start <= len(book):
+        raise OpeningError(f"the book has {len(book)} opening(s) for this game, so {start} is none of them; give 1 "
+                           f"to {len(book)}")
+    arranged = list(book)
+    if chosen == "random":
+        digest = hashlib.sha256(b"openings order" + seed.to_bytes(16, "big", signed=True)).digest()
+        random.Random(int.from_bytes(digest[:8], "big")).shuffle(arranged)
+    return tuple(arranged[start - 1:] + arranged[:start - 1])
 
 
 def random_opening_rng(chance_key: bytes, seed: int) -> random.Random:

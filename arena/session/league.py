@@ -6,6 +6,9 @@ run` and `arena league table` for Python (arena.league.run and arena.league.tabl
 
 from __future__ import annotations
 
+import contextlib
+import shutil
+import tempfile
 import warnings
 from collections.abc import Callable
 from os import PathLike
@@ -27,12 +30,18 @@ from arena.referee.scheduling import concurrency_refusal
 from arena.session.request import isolation_notes
 from arena.session.runner import run_sync
 from arena.session.setup import SetupError
+from arena.termination import Termination
 
 if TYPE_CHECKING:
     from arena.cluster.executor import DaskExecutor
 
 Say = Callable[[str], None]
 """Where a session tells a person what it is doing (connecting, a page's address)."""
+
+
+EXIT_WAIT_S = 1.0
+"""How long a bot that failed its handshake is given to end, to tell a command that
+cannot work (it ends) from a bot that runs but answered wrongly."""
 
 
 class LeagueSession:
@@ -80,27 +89,44 @@ class LeagueSession:
 
     async def check_startups(self) -> None:
         """Start every bot of the league once and end it after its handshake, before
-        the first game: a bot whose command cannot work is a SetupError naming it (as
-        `arena play` says it), not a league of forfeits. On a cluster the workers
-        start the bots, so it is left to them."""
+        the first game: a bot whose command cannot work (its process ends before it
+        answers hello, or it says nothing in the start-up time) is a SetupError naming
+        it (as `arena play` says it), not a league of forfeits. A bot that runs but
+        answers wrongly is left to its games, where each such answer is its fault (a
+        league of strangers' bots plays on). On a cluster the workers start the bots,
+        so it is left to them."""
         league = self.league
         if league.cluster is not None:
             return
-        folder = league.logs / "startup"
-        folder.mkdir(parents=True, exist_ok=True)
+        scratch = Path(tempfile.mkdtemp(prefix="arena-startup-"))
+        try:
+            await self._start_each(scratch)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+    async def _start_each(self, scratch: Path) -> None:
+        """check_startups' work: the logs go to `scratch`, and only a failing bot's is
+        kept (in the league's logs/startup/), so the tables' log folders hold games only."""
+        league = self.league
         hidden = (league.output, league.database, league.records)
         slots = trio.CapacityLimiter(max(1, league.concurrency))
-        failures: list[str] = []
+        failures: list[tuple[str, Path, str]] = []
 
         async def start_one(spec: BotSpec, nursery: trio.Nursery) -> None:
-            log = folder / f"{safe_file_name(spec.name)}.log"
+            name = f"{safe_file_name(spec.name)}.log"
+            log = scratch / name
             player = BotPlayer(spec, log, spec.limits or league.limits, league.timing, hidden=hidden)
             async with slots:
                 try:
                     await player.start(nursery)
                 except BotFault as fault:
-                    failures.append(f"{spec.name} never started ({fault.detail}); check its command (its stderr: "
-                                    f"{log})")
+                    channel = player.channel
+                    if channel is not None and fault.reason != Termination.STARTUP_TIMEOUT:
+                        with trio.move_on_after(EXIT_WAIT_S):  # a process that is ending: let it end
+                            await channel.exited()
+                    running = channel is not None and channel.running
+                    if fault.reason == Termination.STARTUP_TIMEOUT or not running:  # its command cannot work
+                        failures.append((spec.name, log, fault.detail))
                 finally:
                     with trio.CancelScope(shield=True):
                         await player.quit()
@@ -111,7 +137,17 @@ class LeagueSession:
                     starts.start_soon(start_one, spec, bots)
             bots.cancel_scope.cancel()
         if failures:
-            raise SetupError("; ".join(sorted(failures)) + ": no game was played")
+            raise SetupError("; ".join(sorted(self._keep_log(*failure) for failure in failures))
+                             + ": no game was played")
+
+    def _keep_log(self, name: str, log: Path, detail: str) -> str:
+        """A bot that never started: its start-up log kept in the league's logs, and
+        what to say of it."""
+        kept = self.league.logs / "startup" / log.name
+        with contextlib.suppress(OSError):
+            kept.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(log, kept)
+        return f"{name} never started ({detail.replace(str(log), str(kept))}); check its command (its stderr: {kept})"
 
     async def run(self, page: tuple[str, int] | None = None, announce: Say | None = None) -> None:
         """Play every pending game, storing each as it ends; with `page` (host, port),

@@ -192,6 +192,9 @@ def match_identity(request: MatchRequest, game_id: str, options: dict[str, str],
         "seed": request.seed, "bot_seed": request.bot_seed,
         # Only when fresh, so that a match stored before deals could be fresh resumes.
         **({"deals": request.deals} if request.deals != "duplicate" else {}),
+        # Only when not the default, so that a match stored before the openings had an order resumes.
+        **({"openings_order": request.openings_order} if request.openings_order != "sequential" else {}),
+        **({"openings_start": request.openings_start} if request.openings_start != 1 else {}),
     }
 
 

@@ -17,7 +17,7 @@ from arena.process.folder_checks import check_bots
 from arena.process.secret import installation_key
 from arena.process.spec import BotSpec, Limits
 from arena.referee.match import MatchConfig
-from arena.referee.openings import Opening
+from arena.referee.openings import ORDERS, Opening, OpeningError, arrange_openings
 from arena.referee.player import Timing
 from arena.referee.seeds import DEALS, Deals, random_seed
 from arena.session.inprocess import inprocess_launcher
@@ -74,6 +74,11 @@ class MatchRequest:
     log_protocol: bool = False
     openings: Path | None = None
     random_opening: int = 0
+    openings_order: str = "sequential"
+    """The order the openings are taken in: "sequential" (the file's) or "random" (shuffled
+    with the match's seed), as fastchess's `-openings order=`."""
+    openings_start: int = 1
+    """The opening the first seat rotation takes (1-based), as fastchess's `start=`."""
     event: str = "arena play"
     people: bool = False
     """Whether `human` and `human-web` seat a person."""
@@ -165,6 +170,7 @@ def prepare_variant(request: MatchRequest, game: Game, options: dict[str, str],
         raise SetupError("only one human-web seat per game: seat the other person with `human` (in the terminal)")
     if book is None:
         book = openings_from(request.openings, request.random_opening, game, len(specs), options)
+    book = arranged_openings(request, book, seed)
     made_out = prepare_out_file(request.out) if request.out is not None else False
     own_logs = request.log_dir is None
     logs = Path(tempfile.mkdtemp(prefix="arena-logs-")) if request.log_dir is None else \
@@ -183,6 +189,20 @@ def prepare_variant(request: MatchRequest, game: Game, options: dict[str, str],
                                                              config.launcher))
     return PreparedMatch(game, options, specs, config, request.out, logs, own_logs,
                          not own_logs or request.log_protocol, people, made_out)
+
+
+def arranged_openings(request: MatchRequest, book: tuple[Opening, ...], seed: int) -> tuple[Opening, ...]:
+    """The request's openings in the order its seat rotations take them (--openings-order,
+    --openings-start); SetupError for an order or start that cannot be, or that has no
+    openings file to arrange."""
+    if (request.openings_order != "sequential" or request.openings_start != 1) and request.openings is None:
+        raise SetupError("--openings-order and --openings-start arrange the openings of a file: give --openings FILE "
+                         "(or --openings shipped) too")
+    try:
+        return arrange_openings(book, request.openings_order, request.openings_start, seed)
+    except OpeningError as exc:
+        option = "--openings-order" if request.openings_order not in ORDERS else "--openings-start"
+        raise SetupError(f"{option}: {exc}") from None
 
 
 def check_deals(deals: str) -> Deals:

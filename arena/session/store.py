@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from arena import games
+from arena.errors import ArenaError
 from arena.league.database import check_folder
 from arena.league.run_lock import RunLock
 from arena.league.schedule import ScheduledGame
@@ -27,6 +29,7 @@ from arena.league.store import IdentityChanged, LeagueStore, LeagueStoreError, R
 from arena.process.faults import SeatFault
 from arena.records.files import append
 from arena.records.reader import read_text
+from arena.referee.openings import SHIPPED, load_openings
 from arena.referee.outcome import GameOutcome
 from arena.referee.seeds import Deals, cycle_seed, deal_number, rotated
 from arena.termination import Termination
@@ -35,7 +38,7 @@ STORE_SUFFIX = ".sqlite"
 
 KIND = "match"
 
-IDENTITY_DEFAULTS: dict[str, object] = {"deals": "duplicate"}
+IDENTITY_DEFAULTS: dict[str, object] = {"deals": "duplicate", "openings_order": "sequential", "openings_start": 1}
 """Keys of a match's identity stored only when they differ from these values, so that a
 match stored before they existed resumes, and compared as these values when missing
 (LeagueStore.check_identity): a resumed match refuses another --deals either way."""
@@ -95,11 +98,19 @@ class MatchStore:
         except IdentityChanged as changed:
             option = {"bots": "bots", "sprt": "--sprt settings", "options": "--option values",
                       "openings": "--openings", "random_opening": "--random-opening", "seed": "--seed",
-                      "bot_seed": "--bot-seed", "game": "--game", "deals": "--deals"}.get(changed.key, changed.key)
+                      "bot_seed": "--bot-seed", "game": "--game", "deals": "--deals",
+                      "openings_order": "--openings-order", "openings_start": "--openings-start"}.get(changed.key,
+                                                                                                    changed.key)
+            if changed.key == "openings":
+                played = _openings_shown(changed.stored, stored)
+                given = _openings_shown(changed.given, stored)
+            else:
+                played = f"{option} {_shown(changed.stored)}"
+                given = _shown(changed.given)
             raise MatchStoreError(
-                f"{self.out} holds the games of another match (stored in {self.path.name}), played with {option} "
-                f"{_shown(changed.stored)}; this one gives {_shown(changed.given)}. Give the same to resume it, or "
-                f"another --out for a new match (or move {self.out.name} and {self.path.name} away)") from None
+                f"{self.out} holds the games of another match (stored in {self.path.name}), played with {played}; "
+                f"this one gives {given}. Give the same to resume it, or another --out for a new match (or move "
+                f"{self.out.name} and {self.path.name} away)") from None
 
     @classmethod
     def create(cls, out: Path, identity: dict[str, Any], bots: list[str]) -> MatchStore:
@@ -198,6 +209,21 @@ def _locked(path: Path, opening: Callable[[], LeagueStore]) -> LeagueStore:
         raise
     store.run_lock = lock
     return store
+
+
+def _openings_shown(names: object, identity: dict[str, Any]) -> str:
+    """A match's openings as the option that gives them: `--openings shipped` for the
+    arena's own book of the game, else `--openings FILE` with how many and the first
+    (the file's name is not stored; its openings are); `no --openings` for none."""
+    if not isinstance(names, list) or not names:
+        return "no --openings"
+    with contextlib.suppress(ArenaError, KeyError):
+        game = games.get(str(identity["game"]))
+        options = {str(k): str(v) for k, v in dict(identity.get("options") or {}).items()}
+        shipped = [opening.name for opening in load_openings(Path(SHIPPED), game, 2, options)]
+        if names == shipped:
+            return f"--openings {SHIPPED}"
+    return f"--openings FILE holding {len(names)} opening(s), the first {_shown(names[0])}"
 
 
 def _shown(value: object) -> str:
