@@ -4,6 +4,7 @@ names the players and the result and stays small (in a browser: test_browser.py)
 
 from __future__ import annotations
 
+import html
 import json
 import random
 import re
@@ -61,7 +62,7 @@ def test_the_page_names_the_players_and_the_result() -> None:
     assert "<bot>" not in outside_data  # in the data it is a JSON string, shown with textContent
     data = page_data(page)
     assert data["tags"]["Ranks"] == record.tags["Ranks"]  # type: ignore[index]
-    assert f"ranks {record.tags['Ranks']}" in page
+    assert f"result: {html.escape(str(record.places))} · " in page  # "1st beta, 2nd alpha <bot>": who came where
 
 
 def long_roots_record(seed: int) -> GameRecord:

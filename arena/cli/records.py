@@ -92,8 +92,8 @@ def replay_command(
         raise fail(f"game {game_number} ends after ply {len(record.plies)} before the game is over, though its "
                    f"Termination says normal: the record was cut short, and its stored result "
                    f"(ranks {tags.get('Ranks', '?')}) is not the rules' result", 1)
-    console.print(f"ranks {tags.get('Ranks', '?')}  scores {tags.get('Scores', '-')}  "
-                  f"termination {tags.get('Termination', '?')}")
+    console.print(f"{record.places or 'ranks ' + tags.get('Ranks', '?')}  scores {tags.get('Scores', '-')}  "
+                  f"termination {tags.get('Termination', '?')}", highlight=False)
 
 
 def _write_viewer(record: GameRecord, level: int | None, out: Path) -> None:

@@ -82,11 +82,13 @@ def ply_label(ply: int, plies: int, turn: int, actor: int | None, action: str | 
 
 
 def result_line(record: GameRecord) -> str:
-    """The record's result as people read it: ranks, scores and how the game ended."""
+    """The record's result as people read it: the places by name ("1st greedy, 2nd
+    random"), scores and how the game ended."""
     tags = record.tags
     parts = []
-    if tags.get("Ranks"):
-        parts.append(f"ranks {tags['Ranks']}")
+    places = record.places
+    if places:
+        parts.append(places)
     if tags.get("Scores"):
         parts.append(f"scores {tags['Scores']}")
     if tags.get("Termination"):
