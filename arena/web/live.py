@@ -1,12 +1,14 @@
 """The live league page: standings, the games under way with their boards, the faults
-and every finished game a click away, read-only. Served by the league's own process
-(`arena league run FILE --serve PORT`, reading the runner's games in memory) or beside
-it (`arena serve FILE`, reading `live.json`, which the runner keeps up to date). The
-results always come from the league's database, opened read-only."""
+and every finished game a click away (listed by round, as the schedule reads), read-only.
+Served by the league's own process (`arena league run FILE --serve PORT`, reading the
+runner's games in memory) or beside it (`arena serve FILE`, reading `live.json`, which
+the runner keeps up to date). The results always come from the league's database,
+opened read-only."""
 
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 from collections.abc import Callable
 from typing import Any
@@ -27,7 +29,16 @@ from arena.web.server import App, Reply, Request
 POLL_S = 10.0
 """How long the page's request for news may wait for a change."""
 LISTED = 60
-"""Finished games and faults listed on the page (the newest); all stay reachable."""
+"""Faults listed on the page (the newest)."""
+FINISHED_LISTED = 240
+"""Finished games listed on the page: the newest, shown in round order (a finished
+league of up to this many games lists them all); every game stays at game/<number>."""
+
+
+def round_key(label: str, index: int) -> tuple[tuple[int, ...], str, int]:
+    """Where a game stands in round order: its round label's numbers ("3.10" is
+    (3, 10), after "3.9"), then the label, then its number in the schedule."""
+    return tuple(int(n) for n in re.findall(r"\d+", label)), label, index
 
 
 class LeagueResults:
@@ -75,16 +86,20 @@ class LeagueResults:
         headers, lines = leaderboard_rows(standings)
         finished = []
         faults = []
-        for game, round_label, _ in sorted(rows, key=lambda r: r[2], reverse=True):
+        newest_first = sorted(rows, key=lambda r: (r[2], r[0].index), reverse=True)
+        for order, (game, round_label, _) in enumerate(newest_first):
             seats = [names[b] for b in game.seats]
             result = ", ".join(f"{n} #{r}" for n, r in zip(seats, game.ranks, strict=True))
-            finished.append({"round": round_label, "result": f"{result} [{game.termination}]",
-                             "href": f"game/{game.index}"})
+            finished.append((round_key(round_label, game.index),
+                             {"round": round_label, "result": f"{result} [{game.termination}]",
+                              "href": f"game/{game.index}", "finished": len(newest_first) - order}))
             for fault in game.faults:
                 faults.append(f"round {round_label}: {names[fault.bot]} ({fault.reason}) {fault.detail}")
+        listed = sorted(finished[:FINISHED_LISTED], key=lambda f: f[0])
         self._cache = {
             "standings": {"headers": headers, "rows": lines, "numeric": [h not in ("bot", "faults") for h in headers]},
-            "finished": finished[:LISTED], "faults": faults[:LISTED], "done": len(games),
+            "finished": [entry for _, entry in listed],
+            "finished_count": len(finished), "faults": faults[:LISTED], "done": len(games),
             "total": self._scheduled(names, wanted), "anchor": anchor_line(standings),
         }
         self._cache_key = key

@@ -48,6 +48,15 @@ h2 { font-size: 1.05em; margin: 1em 0 .4em; }
 #clock { font-variant-numeric: tabular-nums; font-weight: 600; }
 .game-card { background: #fff; border: 1px solid var(--line); border-radius: 6px; padding: .4em; margin-bottom: .8em; }
 .game-card svg { width: 100%; height: auto; }
+#order { margin: 0 0 .4em; display: flex; gap: .4em; align-items: center; }
+#order button.chosen { background: #dbe9fb; }
+body.idle #viewer { display: none; }
+body.idle #side { flex: 1 1 100%; max-width: none; font-size: 100%; }
+@media (min-width: 900px) {
+  body.idle #side { display: grid; grid-template-columns: minmax(0, 3fr) minmax(0, 2fr); gap: 0 1.5em;
+                    align-items: start; }
+  body.idle #idle-note, body.idle #standings { grid-column: 1 / -1; }
+}
 """
 
 SCRIPT = r"""
@@ -147,7 +156,9 @@ if (data.mode === "live") {
     } catch (err) { $("label").textContent = "the league's server does not answer (finished or stopped?)"; }
     setTimeout(poll, 400);
   }
+  let shown = null, order = "round", lastBusy = performance.now();
   function renderLive(live) {
+    shown = live;
     version = live.version;
     $("title").textContent = live.title;
     $("subtitle").textContent = live.subtitle;
@@ -155,18 +166,40 @@ if (data.mode === "live") {
       $("defs").innerHTML = "<defs>" + live.defs + "</defs>";
       defsGame = live.defs_key;
     }
+    // No board under way (the league finished, or none for a few seconds: stopped, or
+    // not begun): the tables take the whole width instead of leaving the board's half
+    // empty. The gap between two games of a running league does not switch the layout.
+    if (live.games.length) lastBusy = performance.now();
+    const idle = !live.games.length && ((live.total && live.done >= live.total) ||
+      performance.now() - lastBusy > 3000);
+    document.body.classList.toggle("idle", idle);
     $("label").textContent = live.games.length ? "games under way" : "no game under way";
     board.innerHTML = live.games.map((g) => "<div class=game-card><div><b>" + esc(g.title) + "</b> · " +
       esc(g.label) + "</div>" + g.svg + "</div>").join("");
-    let side = "<h2>Standings</h2>" + table(live.standings.headers,
-      live.standings.rows.map((r) => r.map(esc)), live.standings.numeric);
-    side += "<h2>Finished games</h2>" + (live.finished.length ? table(["round", "result", ""],
-      live.finished.map((f) => [esc(f.round), esc(f.result), "<a href=\"" + esc(f.href) + "\">replay</a>"]),
-      [false, false, false]) : "<p class=note>none yet</p>");
-    side += "<h2>Faults</h2>" + (live.faults.length ? "<ul>" + live.faults.map((f) =>
-      "<li class=fault>" + esc(f) + "</li>").join("") + "</ul>" : "<p class=note>none</p>");
+    const state = !idle ? "" : "<p class=note id=idle-note>" + (live.total && live.done >= live.total ?
+      "the league is finished: every game is played" : "no game under way") + "</p>";
+    let side = state + "<section id=standings><h2>Standings</h2>" + table(live.standings.headers,
+      live.standings.rows.map((r) => r.map(esc)), live.standings.numeric) + "</section>";
+    side += "<section id=finished><h2>Finished games</h2>" + finishedList(live) + "</section>";
+    side += "<section id=faults><h2>Faults</h2>" + (live.faults.length ? "<ul>" + live.faults.map((f) =>
+      "<li class=fault>" + esc(f) + "</li>").join("") + "</ul>" : "<p class=note>none</p>") + "</section>";
     $("side").innerHTML = side;
+    for (const b of document.querySelectorAll("#order button"))
+      b.onclick = () => { order = b.dataset.order; renderLive(shown); };
     document.body.dataset.version = String(live.version);
+  }
+  function finishedList(live) {
+    if (!live.finished.length) return "<p class=note>none yet</p>";
+    // Round order (as the schedule reads) by default; finishing order, newest first, on request.
+    const games = order === "round" ? live.finished : live.finished.slice().sort((a, b) => b.finished - a.finished);
+    const buttons = [["round", "by round"], ["finished", "newest first"]].map(([o, text]) =>
+      "<button data-order=" + o + (o === order ? " class=chosen aria-pressed=true" : " aria-pressed=false") +
+      ">" + text + "</button>").join(" ");
+    const count = live.finished_count > live.finished.length ? "<p class=note>the newest " + live.finished.length +
+      " of " + live.finished_count + " games; every game is at game/&lt;number&gt;</p>" : "";
+    return "<div id=order>order: " + buttons + "</div>" + count + table(["round", "result", ""],
+      games.map((f) => [esc(f.round), esc(f.result), "<a href=\"" + esc(f.href) + "\">replay</a>"]),
+      [false, false, false]);
   }
   poll();
 }

@@ -7,7 +7,8 @@ level; bricks above level 0 show their level on top. Bricks are drawn back to fr
 two bricks whose outlines overlap on the drawing are ordered by a plane between them
 (boxes that do not overlap in space always have one along an axis), so the picture is
 right from every angle of the construction, overhangs included. The base plate's edges
-are named W, E, S, N as in the terminal view; in the bridge variant the four starting
+are named W, E, S, N as in the terminal view (over the bricks: a tall
+construction at the back would hide them); in the bridge variant the four starting
 bricks are outlined.
 """
 
@@ -18,7 +19,7 @@ import math
 
 from arena.games.blox import SIZE, BloxState, Brick
 from arena.render.svg import View
-from arena.render.svg.draw import caption, document, group, legend, num, points, polygon, text, text_width
+from arena.render.svg.draw import caption, circle, document, group, legend, legend_width, num, points, polygon, text
 from arena.render.svg.palette import HIGHLIGHT, INK, PAPER, seat_colour, shade
 
 STUD = 13.0
@@ -83,11 +84,21 @@ def _plate(state: BloxState) -> str:
             cx, cy = project(x + 0.5, y + 0.5, 0)
             parts.append(f"<ellipse cx=\"{num(cx)}\" cy=\"{num(cy)}\" rx=\"{num(A * 0.3)}\" ry=\"{num(B * 0.3)}\" "
                          f"fill=\"{stud}\"/>")
+    return group(parts, id="bx-plate")
+
+
+def _compass(state: BloxState) -> str:
+    """The edges' names, drawn over everything on a white disc: a brick standing at the
+    back edges (W, S) would hide a name drawn with the plate. Not in a level's class,
+    so no choice of levels hides them."""
+    w, h = state.geo.width, state.geo.height
+    parts = []
     for label, (ex, ey) in (("W", (-1.2, h / 2)), ("E", (w + 1.2, h / 2)), ("S", (w / 2, -1.2)),
                             ("N", (w / 2, h + 1.2))):
         lx, ly = project(ex, ey, 0)
-        parts.append(text(lx, ly + 4, label, 12, INK, "middle", font_weight="bold"))
-    return group(parts, id="bx-plate")
+        parts.append(circle(lx, ly, 8, PAPER, INK, stroke_width=0.6, fill_opacity=0.9))
+        parts.append(text(lx, ly + 4, label, 12, INK, "middle", font_weight="bold", class_="edge", data_edge=label))
+    return group(parts, class_="compass")
 
 
 def defs(state: BloxState, view: View) -> str:
@@ -221,14 +232,15 @@ def draw(state: BloxState, view: View) -> str:
         parts.append(f"<circle cx=\"{num(cx)}\" cy=\"{num(cy)}\" r=\"4\" fill=\"#ffffff\" fill-opacity=\"0.6\" "
                      f"stroke=\"{INK}\" class=\"spot l{z}\" data-spot=\"{name}\"/>")
     notes = [f"{state.left[seat]} bricks left" for seat in range(state.num_seats)]
-    width = max(sx1 - sx0 + 2 * MARGIN, max(text_width(f"{n}  {t}") for n, t in zip(view.names, notes)) + 60)
+    width = max(sx1 - sx0 + 2 * MARGIN, legend_width(view.names, notes) + 2 * MARGIN)
     ox = (width - (sx1 - sx0)) / 2 - sx0
     legend_y = sy1 - sy0 + 2 * MARGIN
     to_move = state.current()
     names, height = legend(view.names, MARGIN, legend_y, notes, to_move if to_move >= 0 else None)
     total = legend_y + height + (22 if view.status else 4)
     body = [f"<rect width=\"{num(width)}\" height=\"{num(total)}\" fill=\"{PAPER}\"/>",
-            group(parts, transform=f"translate({num(ox)},{num(MARGIN - sy0)})"), *names]
+            group(parts, transform=f"translate({num(ox)},{num(MARGIN - sy0)})"),
+            group([_compass(state)], transform=f"translate({num(ox)},{num(MARGIN - sy0)})"), *names]
     if view.status:
         body.append(caption(MARGIN, total - 8, view.status))
     return document(width, total, body, title=f"Blox, {geo.width} x {geo.height}")

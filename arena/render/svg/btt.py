@@ -25,6 +25,7 @@ from arena.render.svg.draw import (
     document,
     group,
     legend,
+    legend_width,
     num,
     polygon,
     text,
@@ -227,7 +228,7 @@ def draw(state: BTTState, view: View) -> str:
     legend_y = board_h + 2 * MARGIN + 8
     names, height = legend(view.names, MARGIN, legend_y, notes, to_move if to_move is not None and to_move >= 0
                            else None)
-    width = max(board_w + 2 * MARGIN, 380)
+    width = max(board_w + 2 * MARGIN, 380, legend_width(view.names, notes) + 2 * MARGIN)
     total = legend_y + height + (22 if view.status else 4)
     body = [f"<rect width=\"{num(width)}\" height=\"{num(total)}\" fill=\"{PAPER}\"/>",
             group(["<use href=\"#btt-board\"/>", *pieces, *marks], transform=f"translate({num(ox)},{num(oy)})"),

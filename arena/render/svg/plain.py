@@ -10,7 +10,7 @@ import textwrap
 
 from arena.games.base import CHANCE, State
 from arena.render.svg import View
-from arena.render.svg.draw import background, caption, document, legend, rect, text, text_width
+from arena.render.svg.draw import background, caption, document, legend, legend_width, rect, text, text_width
 from arena.render.svg.palette import HIGHLIGHT, INK
 
 WIDTH = 560.0
@@ -58,7 +58,8 @@ def draw(state: State, view: View) -> str:
         y += LINE / 2
         parts.append(caption(MARGIN, y, view.status))
     height = y + MARGIN
-    width = max([WIDTH] + [text_width(line, SIZE) + 2 * MARGIN for line in lines])
+    width = max([WIDTH, legend_width(view.names) + 2 * MARGIN]
+                + [text_width(line, SIZE, monospace=True) + 2 * MARGIN for line in lines])
     return document(width, height, [background(width, height), *parts], state.game.name)
 
 

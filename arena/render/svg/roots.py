@@ -19,7 +19,7 @@ import math
 from arena.games.roots import RootsState
 from arena.games.roots_pieces import PLANT_WIDTH, ROUNDS
 from arena.render.svg import View
-from arena.render.svg.draw import caption, document, group, legend, num, polygon, text, text_width
+from arena.render.svg.draw import caption, document, group, legend, legend_width, num, polygon, text
 from arena.render.svg.palette import HIGHLIGHT, INK, MUTED, PAPER, seat_colour, shade
 
 R = 22.0
@@ -321,7 +321,7 @@ def draw(state: RootsState, view: View) -> str:
     legend_y = size + 12
     to_move = state.current()
     names, height = legend(view.names, 16, legend_y, notes, to_move if to_move >= 0 else None)
-    width = max(panel_x + 6 * 22 + 20, max(text_width(f"{n}  {t}") for n, t in zip(view.names, notes)) + 60)
+    width = max(panel_x + 6 * 22 + 20, legend_width(view.names, notes) + 32)
     total = legend_y + height + (22 if view.status else 4)
     body = [f"<rect width=\"{_int(width)}\" height=\"{_int(total)}\" fill=\"{PAPER}\"/>",
             f"<g transform=\"{place}\" class=\"board\">", *layers, "</g>", *side_panel, *names]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from arena.games.the_tree import TheTreeState
 from arena.games.the_tree_tiles import Tile, parse_placement
 from arena.render.svg import View
-from arena.render.svg.draw import caption, document, group, legend, num, rect, text, text_width
+from arena.render.svg.draw import caption, document, group, legend, legend_width, name_cell, num, rect, text
 from arena.render.svg.palette import HIGHLIGHT, INK, MUTED, PAPER, seat_colour
 
 HALF = 28.0
@@ -125,8 +125,10 @@ def draw(state: TheTreeState, view: View) -> str:
             hand = len(state.hands[seat])
         row_y = hands_y + seat * row_h
         name = view.names[seat] if seat < len(view.names) else f"seat {seat}"
-        hand_parts.append(text(MARGIN, row_y + HALF * HAND_SCALE * 0.7, name[:12], 11, INK))
-        hand_parts.append(rect(MARGIN + 76, row_y, 5, HALF * HAND_SCALE, seat_colour(seat)))
+        hand_parts.append(name_cell(MARGIN, row_y + HALF * HAND_SCALE * 0.7, name, 68, 11,
+                                    class_="hand-name", data_seat=seat))
+        hand_parts.append(rect(MARGIN + 76, row_y, 5, HALF * HAND_SCALE, seat_colour(seat), class_="hand-swatch",
+                               data_seat=seat))
         hand_parts += _hand_row(hand, MARGIN + 86, row_y)
     supply_y = hands_y + state.num_seats * row_h + 14
     supply: list[Tile] | int = list(state.supply) if view.seat is None else len(state.supply)
@@ -147,7 +149,7 @@ def draw(state: TheTreeState, view: View) -> str:
     to_move = state.current()
     names, height = legend(view.names, MARGIN, legend_y, notes, to_move if to_move >= 0 else None)
     width = max(tree_w + 2 * MARGIN, 86 + 2 * MARGIN + 12 * (2 * HALF + 4) * HAND_SCALE,
-                max(text_width(f"{n}  {t}") for n, t in zip(view.names, notes)) + 60)
+                legend_width(view.names, notes) + 2 * MARGIN)
     total = legend_y + height + (22 if view.status else 4)
     body = [f"<rect width=\"{num(width)}\" height=\"{num(total)}\" fill=\"{PAPER}\"/>",
             group(parts, class_="tree"), group(hand_parts, class_="hands"), *names]

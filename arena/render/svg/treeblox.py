@@ -15,7 +15,7 @@ import math
 
 from arena.games.treeblox import BOARD, LEAF, SEAT_NAMES, TreebloxState, column_of, parse_action, unpack
 from arena.render.svg import View
-from arena.render.svg.draw import caption, document, group, legend, num, points, polygon, text, text_width
+from arena.render.svg.draw import caption, document, group, legend, legend_width, num, points, polygon, text
 from arena.render.svg.palette import HIGHLIGHT, INK, PAPER, shade
 
 SIDE = 22.0
@@ -184,7 +184,7 @@ def draw(state: TreebloxState, view: View) -> str:
         leaves, branches = state.stock[seat][LEAF], state.stock[seat][1]
         notes.append(f"{SEAT_NAMES[seat]} · {state.active[seat]} active leaves · left {leaves} leaves, "
                      f"{branches} branches")
-    width = max(x1 - x0 + 2 * MARGIN, max(text_width(f"{n}  {t}") for n, t in zip(view.names, notes)) + 60)
+    width = max(x1 - x0 + 2 * MARGIN, legend_width(view.names, notes) + 2 * MARGIN)
     ox = (width - (x1 - x0)) / 2 - x0
     to_move = state.current()
     names, height = legend(view.names, MARGIN, legend_y, notes, to_move if to_move >= 0 else None,
