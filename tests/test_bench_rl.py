@@ -29,6 +29,7 @@ def test_the_driver_plays_the_decisions_asked(loop: str) -> None:
     assert result["decisions"] == 7
     assert result["wall_s"] > 0
     assert (result["observe_s"] > 0) == (loop != "openspiel-bare")
+    assert result["cpu_s"] > 0
 
 
 def test_this_trees_table_has_a_row_per_game_and_loop_and_the_anchors() -> None:
@@ -47,12 +48,14 @@ def test_a_comparison_has_both_sides_and_the_ratios() -> None:
     def fake(python: Path | None, job: dict[str, Any]) -> dict[str, Any]:
         calls.append((python, job["loop"]))
         slow = python is not None
-        return {"decisions": 10, "wall_s": 2.0 if slow else 1.0, "observe_s": 0.5 if slow else 0.1}
+        return {"decisions": 10, "wall_s": 2.0 if slow else 1.0, "cpu_s": 1.5 if slow else 0.5,
+                "observe_s": 0.5 if slow else 0.1}
 
     table = rl.compare_rl(("this tree", None), ("old", Path("/rev/python")), 1.0, 10, runner=fake)
     text = rendered(table)
     assert table.row_count == len(rl.jobs(1.0, 10))
     assert len(calls) == 2 * table.row_count
     assert {python for python, _ in calls} == {None, Path("/rev/python")}
-    assert "2.00x" in text and "5.00x" in text  # decisions/s ratio, observation speed-up
+    assert "2.00x" in text and "3.00x" in text and "5.00x" in text  # decisions/s, per CPU second, observation
+    assert "decisions/CPU-s ratio" in text
     assert "decisions/s old" in text

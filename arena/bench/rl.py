@@ -58,6 +58,13 @@ def rate(result: dict[str, Any]) -> float:
     return float(result["decisions"]) / result["wall_s"] if result["wall_s"] else float("nan")
 
 
+def cpu_rate(result: dict[str, Any]) -> float:
+    """Decisions per second of the loop's own processor time (NaN when not measured):
+    what other processes on the machine change least."""
+    cpu = result.get("cpu_s")
+    return float(result["decisions"]) / cpu if cpu else float("nan")
+
+
 def observe_us(result: dict[str, Any]) -> float:
     """Microseconds inside the observation calls per decision."""
     return float(result["observe_s"]) / result["decisions"] * 1e6 if result["decisions"] else float("nan")
@@ -124,8 +131,9 @@ def _ratio(now: float, then: float) -> str:
 
 def rl_table(rows: list[Row], labels: Sequence[str]) -> Table:
     """Decisions per second and the observation's microseconds per decision, per side;
-    with two sides, the ratios first / second (decisions per second: higher is better;
-    the observation: how many times faster)."""
+    with two sides, the ratios first / second (decisions per second of the wall clock
+    and of the loop's processor time: higher is better; the observation: how many
+    times faster)."""
     title = "RL bridges, seeded random play, 2 seats, default options"
     if len(labels) == 2:
         title += f": {labels[0]} against {labels[1]} (figures back to back)"
@@ -138,6 +146,7 @@ def rl_table(rows: list[Row], labels: Sequence[str]) -> Table:
         table.add_column(f"observation/decision {label}", justify="right")
     if len(labels) == 2:
         table.add_column("decisions/s ratio", justify="right")
+        table.add_column("decisions/CPU-s ratio", justify="right")
         table.add_column("observation speed-up", justify="right")
     for row in rows:
         cells = [row.game, LOOP_TITLES[row.loop]]
@@ -146,6 +155,7 @@ def rl_table(rows: list[Row], labels: Sequence[str]) -> Table:
         if len(labels) == 2:
             now, then = row.figures[labels[0]], row.figures[labels[1]]
             cells.append(_ratio(rate(now), rate(then)))
+            cells.append(_ratio(cpu_rate(now), cpu_rate(then)))
             cells.append("-" if row.loop == "openspiel-bare" else _ratio(observe_us(then), observe_us(now)))
         table.add_row(*cells)
     return table

@@ -15,7 +15,7 @@ import numpy as np
 
 from arena.games import State
 from arena.games.blox import BloxState
-from arena.rl.spec import Codec, Path, Pieces, Tensor, rotate
+from arena.rl.spec import Codec, Ids, Path, Pieces, Tensor, rotate
 
 MARGIN = 8
 LEVELS = 16
@@ -34,12 +34,19 @@ class BloxCodec(Codec):
         self.height = int(self.options.get("height", "16"))
         self.max_turns = int(self.options.get("max_turns", "100"))
         self.bricks = int(self.options.get("bricks", "48"))
-        for orientation, (dx, dy) in FOOTPRINT.items():
+        stride, rows = self.width + 2 * MARGIN, self.height + 2 * MARGIN
+        bits = stride * rows
+        self._id_of_bit = np.full(2 * LEVELS * bits, -1, np.intp)
+        """The engine's legal placements as bitsets (slot 2 z + o, then position
+        (y + MARGIN) * stride + x + MARGIN, as one bit string) -> the brick's id."""
+        for o, (orientation, (dx, dy)) in enumerate(FOOTPRINT.items()):
             for z in range(LEVELS):
                 for y in range(-MARGIN, self.height + MARGIN - dy + 1):
                     for x in range(-MARGIN, self.width + MARGIN - dx + 1):
-                        self._add(f"{orientation}{x},{y},{z}")
-        self._add("pass")
+                        bit = (2 * z + o) * bits + (y + MARGIN) * stride + x + MARGIN
+                        self._id_of_bit[bit] = self._add(f"{orientation}{x},{y},{z}")
+        self._bits = bits
+        self.pass_id = self._add("pass")
         n = seats
         self.pieces = Pieces([
             ("bricks", (2 * n, LEVELS, self.height + 2 * MARGIN, self.width + 2 * MARGIN)),
@@ -69,9 +76,34 @@ class BloxCodec(Codec):
         views["turns"][0] = observation["turns"] / (self.max_turns * n)
         views["passes"][0] = observation["passes"]
 
+    def _reads(self, state: State) -> bool:
+        """Whether the fast paths can read this state's fields (an engine of this size)."""
+        return (isinstance(state, BloxState) and state.geo.width == self.width and state.geo.height == self.height
+                and state.geo.stride == self.width + 2 * MARGIN)
+
+    def legal_ids(self, state: State) -> Ids | None:
+        """The engine's legal placements (bitsets per level and orientation, found once
+        per position) straight to ids, a few numpy operations for a thousand bricks
+        (an array: the action mask is set from it without a Python list)."""
+        if not isinstance(state, BloxState) or not self._reads(state):
+            return None
+        if state.over:
+            return []
+        if not state.left[state.mover]:
+            return [self.pass_id]
+        bits, combined = self._bits, 0
+        for slot, positions in enumerate(state._legal_positions()):
+            if positions:
+                combined |= positions << (slot * bits)
+        if not combined:
+            return [self.pass_id]
+        raw = np.frombuffer(combined.to_bytes((combined.bit_length() + 7) // 8, "little"), np.uint8)
+        found = self._id_of_bit[np.flatnonzero(np.unpackbits(raw, bitorder="little").view(np.bool_))]
+        found.sort()
+        return found
+
     def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
-        if (not isinstance(state, BloxState) or state.geo.width != self.width or state.geo.height != self.height
-                or state.geo.stride != self.width + 2 * MARGIN):
+        if not isinstance(state, BloxState) or not self._reads(state):
             return super().fast_tensor(state, seat, pending)
         n, area = self.seats, self._area
         plane_of = self._plane_of[seat]

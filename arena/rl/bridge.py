@@ -21,7 +21,7 @@ from arena import games
 from arena.games import CHANCE, TERMINAL, State
 from arena.games.perft import chance_rng
 from arena.rl.codecs import codec
-from arena.rl.spec import Codec, Path, RLError, Tensor, utilities
+from arena.rl.spec import Codec, Ids, Path, RLError, Tensor, utilities
 
 Log = tuple["Log", str] | tuple[()]
 START: Log = ()
@@ -61,7 +61,7 @@ class Position:
         position did not come from the start (then it cannot be pickled)."""
         self._trie: dict[Path, list[int]] | None = None
         self._complete: dict[Path, str] | None = None
-        self._ids: list[int] | None = None
+        self._ids: Ids | None = None
         """The legal ids of a game without paths, found once per position (callers
         get copies)."""
 
@@ -102,17 +102,30 @@ class Position:
         """The ids the seat to move may choose now, ascending (empty at chance/terminal)."""
         if self.state.current() < 0:
             return []
-        codec = self.codec
-        if not codec.compound:
-            ids = self._ids
-            if ids is None:
-                try:
-                    ids = self._ids = sorted(map(codec.index.__getitem__, self.state.legal_actions()))
-                except KeyError as exc:
-                    raise RLError(f"{codec.game_id}: legal action {exc.args[0]!r} is outside the numbering") from None
-            return ids.copy()
+        if not self.codec.compound:
+            ids = self._legal_ids()
+            return ids.tolist() if isinstance(ids, np.ndarray) else ids.copy()
         trie, _ = self._paths()
         return list(trie.get(self.pending, ()))
+
+    def _legal_ids(self) -> Ids:
+        """The legal ids of a game without paths, found once per position (a seat to
+        move): the codec's fast path, else the strings numbered."""
+        ids = self._ids
+        if ids is None:
+            ids = self._ids = self.codec.legal_ids(self.state)
+            if ids is None:
+                ids = self._ids = self.numbered_legal()
+        return ids
+
+    def numbered_legal(self) -> list[int]:
+        """The legal ids of a game without paths found by numbering the engine's legal
+        action strings (what a codec's `legal_ids` fast path is held equal to)."""
+        codec = self.codec
+        try:
+            return sorted(map(codec.index.__getitem__, self.state.legal_actions()))
+        except KeyError as exc:
+            raise RLError(f"{codec.game_id}: legal action {exc.args[0]!r} is outside the numbering") from None
 
     def _paths(self) -> tuple[dict[Path, list[int]], dict[Path, str]]:
         """Every legal action as a path: the ids that may follow each prefix."""
@@ -222,7 +235,7 @@ class Position:
     def mask(self, seat: int) -> np.ndarray:
         mask = np.zeros(self.codec.num_actions, np.int8)
         if seat == self.state.current():
-            mask[self.legal()] = 1
+            mask[self._legal_ids() if not self.codec.compound and seat >= 0 else self.legal()] = 1
         return mask
 
     def observation_string(self, seat: int) -> str:

@@ -42,7 +42,10 @@ class BTTCodec(Codec):
             for name in self.squares:
                 for target in sorted(adjacent[name], key=self.square_index.__getitem__):
                     self._add(f"{size}{name}>{target}")
-        self._add("pass")
+        self._pass = self._add("pass")
+        self._geo = geometry(seats, board)
+        self._move_ids = [[self.index[name] for name in row] for row in self._geo.move_strings]
+        """Per size - 1, the engine's (square, target) pair index -> the pyramid's id."""
         n, count = seats, len(self.squares)
         self.pieces = Pieces([
             ("board", (3 + 3 * n, count)),
@@ -96,6 +99,22 @@ class BTTCodec(Codec):
             views["to_move"][rotate(int(observation["to_move"]), me, n)] = 1.0
         views["phase"][PHASES.index(observation["phase"])] = 1.0
         views["progress"][0] = observation["ply"] / (16 * n)
+
+    def legal_ids(self, state: State) -> list[int] | None:
+        """In play, the engine's valid (square, target) pairs and the sizes left straight
+        to ids (setup's few decisions number the strings)."""
+        if not isinstance(state, BTTState) or state.geo is not self._geo or state.ply < self.seats:
+            return None
+        if state.over:
+            return []
+        base = 3 * (state.ply % self.seats)
+        rows = [self._move_ids[k] for k in range(3) if state.left[base + k]]
+        if not rows or not state.valid:
+            return [self._pass]
+        pairs = state.valid
+        ids = [row[p] for row in rows for p in pairs]
+        ids.sort()
+        return ids
 
     def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
         if not isinstance(state, BTTState) or state.geo is not self._geo:

@@ -122,6 +122,14 @@ class ArenaGame(pyspiel.Game):
     def max_chance_nodes_in_history(self) -> int:
         return self.bridge.codec.chance.max_nodes
 
+    def observation_tensor_size(self) -> int:
+        return int(self.bridge.codec.pieces.size)
+
+    def observation_tensor_shape(self) -> list[int]:
+        """Flat: without this, pyspiel makes a fresh initial state and encodes it on
+        every call to learn the size."""
+        return [int(self.bridge.codec.pieces.size)]
+
 
 class ArenaState(pyspiel.State):
     """A position. Its Python attributes are what OpenSpiel copies when it clones or
@@ -167,6 +175,18 @@ class ArenaState(pyspiel.State):
 
     def is_terminal(self) -> bool:
         return self.position.is_terminal()
+
+    def observation_tensor(self, player: int | None = None) -> Tensor:
+        """The seat's observation vector as a read-only float32 numpy array, made once
+        per position and seat: pyspiel's own path converts it to a list float by float
+        (most of what an observation cost for the large vectors). C++ callers still go
+        through the Observer."""
+        if player is None:
+            player = self.current_player()
+        seats = self.position.codec.seats
+        if not 0 <= player < seats:
+            raise RLError(f"observation_tensor: player {player} is not a seat (0..{seats - 1})")
+        return observation_tensor(self.position, player)
 
     def returns(self) -> list[float]:
         return self.position.utilities()
@@ -253,11 +273,14 @@ def _observation(position: Position) -> dict[int, Tensor]:
 
 
 def observation_tensor(position: Position, player: int) -> Tensor:
-    """The seat's observation vector, made once per position and seat in a row."""
+    """The seat's observation vector, made once per position and seat in a row, and
+    read-only: repeated calls share it (Position.tensor makes a new array, so no copy
+    is needed)."""
     made = _observation(position)
     tensor = made.get(player)
     if tensor is None:
-        tensor = made[player] = np.array(position.tensor(player), np.float32)
+        tensor = made[player] = np.asarray(position.tensor(player), np.float32)
+        tensor.flags.writeable = False
     return tensor
 
 

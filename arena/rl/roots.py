@@ -23,7 +23,7 @@ import numpy as np
 from arena.games import GameError, State
 from arena.games.roots import RootsState
 from arena.games.roots_map import PlanetMap, hex_disc, load_map
-from arena.games.roots_pieces import ROUNDS
+from arena.games.roots_pieces import ROUNDS, SIDES_IN
 from arena.rl.spec import ChanceModel, Codec, Path, Pieces, RLError, Tensor, rotate, soft_lead
 
 SIDES = 6
@@ -166,6 +166,10 @@ class RootsCodec(Codec):
         self._at = {name: self.pieces.at(name) - self._regions_size for name, _ in self.pieces.pieces}
         self._columns: dict[tuple[int, int], tuple[int, ...]] = {}
         self._score_memo: dict[tuple[Any, ...], tuple[int, int]] = {}
+        self._targets = [[tuple(across[side] * SIDES + (side + 3) % SIDES for side in SIDES_IN[mask]
+                                if across[side] >= 0) for mask in range(1 << SIDES)] for across in planet.neighbours]
+        """Per region and exit-side mask: the (region, entry) numbers a stroke leaving
+        by those sides leads on to (region * 6 + entry side across)."""
         self.planes_shape, self.plane_names, self._cell_of = self._plane_layout(planet)
 
     def _compound_path(self, action: str) -> Path | None:
@@ -258,8 +262,52 @@ class RootsCodec(Codec):
         if found is None:
             if len(self._score_memo) >= SCORE_MEMO:
                 self._score_memo.clear()
-            found = self._score_memo[key] = state.scores()
+            found = self._score_memo[key] = self.board_scores(state)
         return found
+
+    def board_scores(self, state: RootsState) -> tuple[int, int]:
+        """`state.scores()` (held equal by tests), with the engine's reach search done
+        as a depth-first walk over (region, entry) numbers in flat arrays: the same
+        regions, a few times faster, and each region's exits asked once for both seats."""
+        size = len(state.strokes)
+        occupied = [0] * size
+        for region, strokes in enumerate(state.strokes):
+            for stroke in strokes:
+                occupied[region] |= 1 << stroke.owner
+        exits: list[tuple[int, ...] | None] = [None] * size
+        targets = self._targets
+        reached = []
+        for seat in range(2):
+            seen = bytearray(SIDES * size)
+            found = bytearray(size)
+            stack = []
+            for region, entry in state.tips[seat]:
+                node = region * SIDES + entry
+                if not seen[node]:
+                    seen[node] = 1
+                    stack.append(node)
+            while stack:
+                node = stack.pop()
+                region, entry = divmod(node, SIDES)
+                known = exits[region]
+                if known is None:
+                    known = exits[region] = state.exits(region)
+                mask = known[entry]
+                if mask:
+                    found[region] = 1
+                    for after in targets[region][mask]:
+                        if not seen[after]:
+                            seen[after] = 1
+                            stack.append(after)
+            reached.append(found)
+        score = [0, 0]
+        can, other = reached
+        for region, owners in enumerate(occupied):
+            if owners == 1 or owners == 2:
+                score[owners - 1] += 1
+            elif owners == 0 and can[region] != other[region]:
+                score[0 if can[region] else 1] += 1
+        return score[0], score[1]
 
     def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
         if not isinstance(state, RootsState) or state.planet.names != self._planet.names:

@@ -34,6 +34,8 @@ from arena.errors import ArenaError, excerpt
 from arena.games import CHANCE, State
 
 Tensor = npt.NDArray[np.float32]
+Ids = list[int] | npt.NDArray[np.intp]
+"""Legal ids, ascending: a list, or an int array where a codec finds them with numpy."""
 Path = tuple[int, ...]
 
 
@@ -191,6 +193,15 @@ class Codec(ABC):
         where the codec has a fast path for it (a codec's own, reading the engine's
         fields; tests hold each equal to the reference). The default is the reference."""
         return self.tensor(state.observation(seat), pending)
+
+    def legal_ids(self, state: State) -> Ids | None:
+        """The legal ids of the seat to move, ascending, read straight from the engine's
+        state where the codec has a fast path (Blox: its legal placements are bitsets,
+        and naming a thousand of them to number them again was most of a decision's
+        cost; tests hold it equal to numbering `state.legal_actions()`). None: the
+        bridge numbers the legal action strings. Only for a codec without paths; never
+        changed by the caller (the bridge keeps it for the position)."""
+        return None
 
     planes_shape: tuple[int, int, int] | None = None
     """(C, H, W) of `planes`, None for a game without a board grid."""

@@ -87,7 +87,9 @@ class TheTreeCodec(Codec):
             for left in range(SYMBOLS):
                 for right in range(SYMBOLS):
                     self._add(f"{left}{right}@{x},{y}")
-        self._add("draw")
+        self._first_id = {position: SYMBOLS * SYMBOLS * i for i, position in enumerate(POSITIONS)}
+        """A position (x, y) -> the id of its first symbol pair (left * 8 + right after it)."""
+        self._draw = self._add("draw")
         self._add("pass")
         self.chance = DealChance()
         n = seats
@@ -128,6 +130,24 @@ class TheTreeCodec(Codec):
         if observation["to_move"] is not None:
             views["to_move"][rotate(int(observation["to_move"]), me, n)] = 1.0
         views["passes"][0] = observation["passes"]
+
+    def legal_ids(self, state: State) -> list[int] | None:
+        """The engine's legal placements (moves, found once per position) straight to
+        ids, without sorting their names."""
+        if not isinstance(state, TheTreeState):
+            return None
+        if state.over or not state.dealt:
+            return []
+        moves = state._legal_moves()
+        if not moves:
+            return [self._draw if state.supply else self._draw + 1]
+        first = self._first_id
+        try:
+            ids = [first[x, y] + 8 * left + right for left, right, x, y in moves.values()]
+        except KeyError:
+            return None  # a placement outside the numbering: the strings path names it
+        ids.sort()
+        return ids
 
     def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
         """Reads the tree, the sizes and only the seat's own hand (never another's)."""

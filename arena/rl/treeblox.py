@@ -87,6 +87,25 @@ class TreebloxCodec(Codec):
             views["leaves_left"][k] = observation["leaves_left"][seat]
             views["branches_left"][k] = observation["branches_left"][seat]
 
+    def legal_ids(self, state: State) -> list[int] | None:
+        """The engine's available cells and stock straight to ids (no action strings)."""
+        if not isinstance(state, TreebloxState):
+            return None
+        if state.phase == "over":
+            return []
+        cells = [PACKED.get(cell, -1) for cell in state.available[state.mover]]
+        if -1 in cells:
+            return None  # a cell outside the numbering: the strings path names it
+        cells.sort()
+        if state.phase == "opening":
+            return cells
+        leaves, branches = state.stock[state.mover]
+        count = len(CELLS)
+        ids = (cells if leaves else []) + ([count + i for i in cells] if branches else [])
+        if state.phase == "main":
+            ids.append(2 * count)
+        return ids
+
     def fast_tensor(self, state: State, seat: int, pending: Path = ()) -> Tensor:
         if not isinstance(state, TreebloxState):
             return super().fast_tensor(state, seat, pending)
