@@ -113,10 +113,15 @@ class ArenaGame(pyspiel.Game):
             raise RLError("arena games start only from their initial state")
         return ArenaState(self, self.bridge.new_position())
 
-    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer:
-        if params:
-            raise RLError(f"observer parameters are not supported (given {params})")
+    def make_py_observer(self, iig_obs_type: Any = None, params: Any = None) -> Observer | PlanesObserver:
+        """The codec's observer; with params {"shape": "planes"} the board as planes
+        (C, H, W) instead (`dict["planes"]`; docs/rl.md, "Planes")."""
         recall = iig_obs_type is not None and iig_obs_type.perfect_recall
+        if params:
+            if dict(params) != {"shape": "planes"} or recall:
+                raise RLError(f"observer parameters: only {{'shape': 'planes'}} for the plain observer (given "
+                              f"{params})")
+            return PlanesObserver(self.bridge)
         return Observer(self.bridge, perfect_recall=recall)
 
     def max_chance_nodes_in_history(self) -> int:
@@ -316,6 +321,24 @@ class Observer:
         if state.seen is None:
             return " ".join(str(a) for a in state.history())
         return f"seat {player}: " + " | ".join(state.seen[player])
+
+
+class PlanesObserver:
+    """The board as planes (C, H, W) for convolutional networks: `tensor` flat, as
+    OpenSpiel's observers give it, `dict["planes"]` the same numbers shaped."""
+
+    def __init__(self, bridge: Bridge) -> None:
+        shape = bridge.codec.planes_shape
+        if shape is None:
+            raise RLError(f"{bridge.codec.game_id} has no planes (no board grid): use the plain observer")
+        self.tensor: Tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict: dict[str, Tensor] = {"planes": self.tensor.reshape(shape)}
+
+    def set_from(self, state: ArenaState, player: int) -> None:
+        self.dict["planes"][...] = state.position.planes(player)
+
+    def string_from(self, state: ArenaState, player: int) -> str:
+        return state.position.observation_string(player)
 
 
 def load(game: str, players: int | None = None, **options: Any) -> ArenaGame:

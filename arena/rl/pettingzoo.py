@@ -22,6 +22,10 @@ others 1/(n-1) each (what the rank-based utilities give a lone last seat), every
 is terminated (not truncated: the loss is the game's real end, nothing to bootstrap),
 and every agent's info holds `illegal_action` (who, which id, why).
 
+`observation="planes"` gives the board as float32 planes (C, H, W) instead of the flat
+vector (codec.planes_shape and plane_names; docs/rl.md, "Planes"), for convolutional
+networks; a game without a grid refuses it.
+
 `render()` shows what one seat may see (the agent to move, or `render_seat`): the
 whole board for a game that hides nothing, and for The Tree the tree, that seat's own
 hand and only the sizes of the others' hands and of the supply.
@@ -49,15 +53,18 @@ except ImportError as exc:
 Observation = dict[str, np.ndarray]
 IllegalAction = Literal["raise", "loss"]
 ILLEGAL_ACTIONS: tuple[str, ...] = ("raise", "loss")
+ObservationShape = Literal["flat", "planes"]
+OBSERVATION_SHAPES: tuple[str, ...] = ("flat", "planes")
 
 
 def env(game: str, players: int | None = None, render_mode: str | None = None, *,
-        illegal_action: IllegalAction = "raise", render_seat: int | None = None, **options: Any) -> ArenaEnv:
+        illegal_action: IllegalAction = "raise", render_seat: int | None = None,
+        observation: ObservationShape = "flat", **options: Any) -> ArenaEnv:
     """An AEC environment for `game` with `players` seats (default: the fewest it
     allows) and variant options as keywords (`board="rect"`, `width=12`);
-    `illegal_action` and `render_seat` as the module says."""
+    `illegal_action`, `render_seat` and `observation` as the module says."""
     return ArenaEnv(game, players, render_mode, {k: str(v) for k, v in options.items()},
-                    illegal_action=illegal_action, render_seat=render_seat)
+                    illegal_action=illegal_action, render_seat=render_seat, observation=observation)
 
 
 def check_illegal_action(illegal_action: str) -> None:
@@ -98,9 +105,13 @@ class ArenaEnv(AECEnv[str, Observation, int]):
     """One arena game as an agent-environment cycle."""
 
     def __init__(self, game: str, players: int | None, render_mode: str | None, options: dict[str, str],
-                 illegal_action: IllegalAction = "raise", render_seat: int | None = None) -> None:
+                 illegal_action: IllegalAction = "raise", render_seat: int | None = None,
+                 observation: ObservationShape = "flat") -> None:
         super().__init__()
         check_illegal_action(illegal_action)
+        if observation not in OBSERVATION_SHAPES:
+            raise RLError(f"observation={observation!r} is not one of {', '.join(OBSERVATION_SHAPES)}")
+        self.planes = observation == "planes"
         self.illegal_action: IllegalAction = illegal_action
         self.bridge = Bridge(game, players, options)
         if render_seat is not None and not 0 <= render_seat < self.bridge.seats:
@@ -119,10 +130,15 @@ class ArenaEnv(AECEnv[str, Observation, int]):
         self.render_mode = render_mode
         self.possible_agents = [f"player_{seat}" for seat in range(self.bridge.seats)]
         self._seat = {agent: seat for seat, agent in enumerate(self.possible_agents)}
-        size, actions = codec.pieces.size, codec.num_actions
+        shape: tuple[int, ...] = (codec.pieces.size,)
+        if self.planes:
+            if codec.planes_shape is None:
+                raise RLError(f"{game} has no planes (no board grid): use observation='flat'")
+            shape = tuple(codec.planes_shape)
+        actions = codec.num_actions
         self._observation_spaces = {
             agent: spaces.Dict({
-                "observation": spaces.Box(-np.inf, np.inf, (size,), np.float32),
+                "observation": spaces.Box(-np.inf, np.inf, shape, np.float32),
                 "action_mask": spaces.Box(0, 1, (actions,), np.int8),
             })
             for agent in self.possible_agents
@@ -156,7 +172,8 @@ class ArenaEnv(AECEnv[str, Observation, int]):
         mask = self.position.mask(seat)
         if self.forfeited is not None:
             mask[:] = 0
-        return {"observation": self.position.tensor(seat), "action_mask": mask}
+        seen = self.position.planes(seat) if self.planes else self.position.tensor(seat)
+        return {"observation": seen, "action_mask": mask}
 
     def step(self, action: int | None) -> None:
         agent = self.agent_selection
