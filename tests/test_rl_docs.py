@@ -88,3 +88,8 @@ def test_the_bot_built_on_a_bridge_position_plays_through_the_referee(tmp_path: 
 def test_the_ismcts_example_plays_the_tree(tmp_path: Path) -> None:
     scores = eval(run_python(block("ismcts"), tmp_path))  # the list it prints
     assert len(scores) == 2 and all(s in (-1.0, 0.0, 1.0) for s in scores)
+
+
+def test_the_mcts_budget_example_repeats_its_search(tmp_path: Path) -> None:
+    printed = run_python(block("mcts-budget"), tmp_path)
+    assert printed.split()[0], printed  # the chosen action, then its ids and the simulations

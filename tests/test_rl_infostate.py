@@ -249,3 +249,20 @@ def test_a_blocked_seat_is_known_not_to_hold_what_fitted() -> None:
 def test_pyspiel_random_sim_test_accepts_the_information_state_tensors() -> None:
     for name in ("arena_the_tree(players=2)", "arena_the_tree(players=4)", "arena_btt"):
         pyspiel.random_sim_test(pyspiel.load_game(name), num_sims=2, serialize=True, verbose=False)
+
+
+def test_a_position_rebuilt_from_an_observation_resamples_from_the_seats_view() -> None:
+    """A bot's state (rebuilt from its observation: no history) is resampled from what
+    the seat sees, not silently from the opening (the mcts bot searched the start)."""
+    from arena.rl.openspiel import ArenaState
+
+    state = played(2, 11, 50)
+    seat = state.current_player()
+    game = state.get_game()
+    codec = state.position.codec
+    rebuilt = ArenaState(game, game.bridge.wrap(codec.determinize(state.position.state.observation(seat),
+                                                                  random.Random(1))))
+    assert rebuilt.position.log is None
+    twin = rebuilt.resample_from_infostate(seat, 3)
+    assert twin.observation_string(seat) == state.observation_string(seat)
+    assert twin.legal_actions() == state.legal_actions()

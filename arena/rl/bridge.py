@@ -41,8 +41,16 @@ class Bridge:
         return Position(self.codec, self.game.new_state(self.seats, self.options))
 
     def wrap(self, state: State) -> Position:
-        """A position for an arena state reached elsewhere (a bot's tracked game)."""
-        return Position(self.codec, state)
+        """A position for an arena state reached elsewhere (a bot's tracked game): its
+        log is the state's history, None when the state has none (a determinisation
+        from an observation: it cannot be pickled, nor resampled from a history)."""
+        history = state.history
+        log: Log | None = None
+        if history is not None:
+            log = START
+            for action in history:
+                log = (log, action)
+        return Position(self.codec, state, log)
 
 
 class Position:

@@ -209,7 +209,8 @@ class ArenaState(pyspiel.State):
         Tree the same actions after a deal drawn among those that agree with everything
         the seat saw (arena/rl/infostate.py), so the information state string is the
         same and the state pickles, serialises and clones; for a perfect-information
-        game a clone (for another game with hidden information, its codec's
+        game a clone (for another game with hidden information, or a position without
+        a history, such as one a bot rebuilt from its observation, its codec's
         `resample`: a position without a history, which does not pickle).
         `probability_sampler`: an int seeds the draw; a callable
         (OpenSpiel's `UniformProbabilitySampler`, as ISMCTSBot passes) is called once
@@ -219,7 +220,9 @@ class ArenaState(pyspiel.State):
             return clone
         rng = sampler_rng(probability_sampler)
         position = self.position
-        if position.codec.game_id != infostate.GAME_ID:
+        if position.codec.game_id != infostate.GAME_ID or position.log is None:
+            # Another hidden-information game, or a position rebuilt from an observation
+            # (a bot's): no history to keep, so the codec's resample from the seat's view.
             return ArenaState(self.get_game(), position.resample(player_id, rng))
         game: ArenaGame = self.get_game()
         twin = game.new_initial_state()
