@@ -28,3 +28,15 @@ def test_match_takes_openings_too() -> None:
     paired = arena.match("treeblox", "greedy", "greedy", games=4, openings="shipped", seed=1, time=10)
     names = {outcome.record.tags.get("Opening") for outcome in paired.result.outcomes}
     assert len(names) == 2 and None not in names
+
+
+def test_the_library_takes_the_openings_order_and_start() -> None:
+    """openings_order and openings_start, as --openings-order and --openings-start."""
+    sequential = arena.play("btt", ["random", "random"], games=4, seed=2, time="300ms", sandbox=False,
+                            openings="shipped")
+    started = arena.play("btt", ["random", "random"], games=4, seed=2, time="300ms", sandbox=False,
+                         openings="shipped", openings_start=2)
+    names = [[o.record.tags["Opening"] for o in result.outcomes] for result in (sequential, started)]
+    assert names[1][0] == names[0][2] and names[1][0] == names[1][1]  # the 2nd opening first, both colours
+    with pytest.raises(arena.SetupError, match="--openings-order"):
+        arena.play("btt", ["random", "random"], games=2, seed=2, sandbox=False, openings_order="random")

@@ -67,7 +67,8 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
                      limits: Limits | None = None, sandbox: bool = True, log_dir: FilePath | None = None,
                      on_game: OnGame | None = None, event: str = "arena play",
                      deals: Deals = "duplicate", openings: FilePath | None = None,
-                     random_opening: int = 0, concurrency: int = 1) -> MatchResult:
+                     random_opening: int = 0, concurrency: int = 1, openings_order: str = "sequential",
+                     openings_start: int = 1) -> MatchResult:
     """Play `games` games of `game` between `bots` (one per seat, seats rotating each
     game) and return the results; each game's record is appended to `out` as it ends.
     `play` is the same for synchronous code. `seed` fixes chance (dice, deals) and
@@ -77,14 +78,17 @@ async def play_async(game: str, bots: Sequence[BotName], *, games: int = 1, seed
     sandbox unless `sandbox` is False. A bot's fault is a result (its outcome's
     `faults`), not an exception. `event` is every record's Event tag. `openings` (an
     openings file, or "shipped": docs/openings.md) starts each seat rotation from the
-    next opening; `random_opening` plays that many random plies first instead.
+    next opening (`openings_order="random"` shuffles them with the seed,
+    `openings_start` is the 1-based first, as fastchess's order= and start=);
+    `random_opening` plays that many random plies first instead.
     `concurrency` plays that many seat rotations at once, each on a table of its own
     bots (the result keeps the games in match order). A Python bot (an object with
     `act`) plays in this process, without a sandbox."""
     with as_setup_error():
         request = _request(game, bots, games=games, seed=seed, time=time, out=out, options=options,
                            bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=log_dir, event=event, deals=deals,
-                           openings=openings, random_opening=random_opening)
+                           openings=openings, random_opening=random_opening,
+                           openings_order=openings_order, openings_start=openings_start)
         _check_concurrency(concurrency)
         prepared = prepare_match(request, _warn)
         try:
@@ -101,7 +105,8 @@ async def match_async(game: str, baseline: BotName, candidate: BotName, *, games
                       limits: Limits | None = None, sandbox: bool = True, concurrency: int = 1,
                       on_game: OnGame | None = None, event: str = "arena match",
                       deals: Deals = "duplicate", openings: FilePath | None = None,
-                      random_opening: int = 0) -> PairedResult:
+                      random_opening: int = 0, openings_order: str = "sequential",
+                      openings_start: int = 1) -> PairedResult:
     """Play `candidate` against `baseline` in pairs of games (the same seed, seats
     swapped; `deals="fresh"`: a seed for every game), `concurrency` games at once, up
     to `games` games (an even number) or until `sprt` decides; the result holds the
@@ -114,7 +119,8 @@ async def match_async(game: str, baseline: BotName, candidate: BotName, *, games
     with as_setup_error():
         request = _request(game, [baseline, candidate], games=games, seed=seed, time=time, out=out, options=options,
                            bot_seed=bot_seed, limits=limits, sandbox=sandbox, log_dir=None, event=event, deals=deals,
-                           openings=openings, random_opening=random_opening)
+                           openings=openings, random_opening=random_opening,
+                           openings_order=openings_order, openings_start=openings_start)
         _check_concurrency(concurrency)
         paired = prepare_pairs(request, concurrency, sprt, _warn)
         try:
@@ -135,7 +141,7 @@ match = synchronous(match_async)
 def _request(game: str, bots: Sequence[BotName], *, games: int, seed: int | None, time: Time | Sequence[Time],
              out: FilePath | None, options: Mapping[str, str] | None, bot_seed: int | None, limits: Limits | None,
              sandbox: bool, log_dir: FilePath | None, event: str, deals: Deals, openings: FilePath | None = None,
-             random_opening: int = 0) -> MatchRequest:
+             random_opening: int = 0, openings_order: str = "sequential", openings_start: int = 1) -> MatchRequest:
     """The MatchRequest the library's arguments make (checked later, as the CLI's are)."""
     if games < 1:
         raise SetupError(f"games={games}: play at least one game")
@@ -147,7 +153,8 @@ def _request(game: str, bots: Sequence[BotName], *, games: int, seed: int | None
                         time_controls=time_controls(time), limits=base, find_registry=False,
                         out=None if out is None else Path(out), log_dir=None if log_dir is None else Path(log_dir),
                         event=event, deals=deals, openings=None if openings is None else Path(openings),
-                        random_opening=random_opening, python_bots=python_bots)
+                        random_opening=random_opening, python_bots=python_bots, openings_order=openings_order,
+                        openings_start=openings_start)
 
 
 def _check_concurrency(concurrency: int) -> None:
