@@ -93,3 +93,10 @@ def test_the_ismcts_example_plays_the_tree(tmp_path: Path) -> None:
 def test_the_mcts_budget_example_repeats_its_search(tmp_path: Path) -> None:
     printed = run_python(block("mcts-budget"), tmp_path)
     assert printed.split()[0], printed  # the chosen action, then its ids and the simulations
+
+
+def test_the_render_example_shows_one_hand(tmp_path: Path) -> None:
+    printed = run_python(block("render"), tmp_path)
+    own = next(line for line in printed.splitlines() if "seat 0 [" in line)
+    other = next(line for line in printed.splitlines() if "seat 1 [" in line)
+    assert len(own.split(":")[1].split()) == 9 and "(hidden)" in other
