@@ -171,25 +171,30 @@ class Searcher:
             return self._search_guided(state, deadline, budget)
         player = state.current_player()
         root = Node(totals=[0.0] * self.players)
-        done = 0
-        stopped = False
-        while done < budget:
-            if done and self.clock() >= deadline:
-                stopped = True
-                break
-            world = state.resample_from_infostate(player, self.rng.randrange(1 << 30)) if self.imperfect \
-                else state.clone()
-            try:
-                self._simulate(root, world, deadline)
-            except Deadline:
-                stopped = True
-                break
-            done += 1
+        done, stopped = self._simulations(
+            lambda: state.resample_from_infostate(player, self.rng.randrange(1 << 30)) if self.imperfect
+            else state.clone(),
+            lambda world: self._simulate(root, world, deadline), deadline, budget)
         legal = state.legal_actions()
         best = max(legal, key=lambda a: (root.children[a].visits if a in root.children else -1, -a))
         chosen = root.children.get(best)
         value = chosen.totals[player] / chosen.visits if chosen and chosen.visits else 0.5
         return SearchResult(best, done, value, root, stopped_early=stopped and simulations is not None)
+
+    def _simulations(self, world: Callable[[], Any], simulate: Callable[[Any], None], deadline: float,
+                     budget: float) -> tuple[int, bool]:
+        """Run simulations from fresh worlds until the budget or the clock runs out:
+        how many finished, and whether the clock stopped them."""
+        done = 0
+        while done < budget:
+            if done and self.clock() >= deadline:
+                return done, True
+            try:
+                simulate(world())
+            except Deadline:
+                return done, True
+            done += 1
+        return done, False
 
     # ---- guided search on arena states, over whole actions ----------------------
 
@@ -200,20 +205,10 @@ class Searcher:
         real: State = position.state
         seat = real.current()
         root = Node(totals=[0.0] * self.players)
-        done = 0
-        stopped = False
-        while done < budget:
-            if done and self.clock() >= deadline:
-                stopped = True
-                break
-            world = position.resample(seat, random.Random(self.rng.randrange(1 << 30))).state \
-                if self.imperfect else real.clone()
-            try:
-                self._simulate_guided(root, world, deadline)
-            except Deadline:
-                stopped = True
-                break
-            done += 1
+        done, stopped = self._simulations(
+            lambda: position.resample(seat, random.Random(self.rng.randrange(1 << 30))).state if self.imperfect
+            else real.clone(),
+            lambda world: self._simulate_guided(root, world, deadline), deadline, budget)
         legal = real.legal_actions()
         allowed = set(legal)
         ranked = [a for a in root.children if a in allowed]
